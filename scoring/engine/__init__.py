@@ -1,0 +1,1 @@
+"""The Toepen scoring engine: pure Python, no Django."""
