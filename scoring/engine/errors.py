@@ -43,6 +43,7 @@ MESSAGES: dict[str, str] = {
     "not_in_round": gettext_noop("%(player)s is not playing this round"),
     "folded_already": gettext_noop("%(player)s has already folded"),
     "out_of_game": gettext_noop("%(player)s is out of the game"),
+    "away_from_table": gettext_noop("%(player)s is away from the table this round"),
     # Knocking
     "knock_own_raise": gettext_noop("%(player)s cannot knock: the latest raise is their own"),
     "knock_cap": gettext_noop(
@@ -96,6 +97,25 @@ MESSAGES: dict[str, str] = {
     "teams_invalid": gettext_noop("teams: %(detail)s"),
     "pot_bad_bid": gettext_noop("%(player)s: %(detail)s"),
     "pot_no_winner": gettext_noop("the winner must be a player who bid"),
+    # The pot game (§13, scoring/engine/pot.py): amounts are whole cents
+    "pot_rules_amount": gettext_noop(
+        "%(key)s must be a whole number of cents of at least %(minimum)s, not %(value)s"
+    ),
+    "pot_rules_empty_pot": gettext_noop(
+        "pot_minimum and pass_payment cannot both be 0: an empty pot would stay empty"
+    ),
+    "pot_round_unknown_field": gettext_noop("a round of the pot game has no field %(field)s"),
+    "pot_bid_missing": gettext_noop("%(player)s: every player must declare fold or a bid"),
+    "pot_bid_not_amount": gettext_noop(
+        "%(player)s: a bid must be fold or a whole number of cents, not %(value)s"
+    ),
+    "pot_bid_too_low": gettext_noop("%(player)s: a bid must be at least 1 cent, not %(value)s"),
+    "pot_bid_above_pot": gettext_noop(
+        "%(player)s: a bid of %(value)s cents is more than the pot of %(pot)s cents"
+    ),
+    "pot_pass_no_winner": gettext_noop(
+        "everybody folded: the round needs the last-trick winner, who pays %(payment)s cents"
+    ),
 }
 
 
