@@ -91,6 +91,8 @@ class Game:
         if self.sudden_death is not None:
             units = set(self.sudden_death)
             seated = [p for p in self.seats if self.unit(p) in units]
+        elif not self.out:
+            seated = self.seats
         else:
             seated = [p for p in self.seats if not self.is_out(p)]
         participants = [p for p in seated if absent.get(p) != "drinks"]
@@ -170,9 +172,8 @@ class Game:
     def _eliminate(self, play: RoundPlay) -> list[str]:
         """Who goes out after this round, and whether the session is over (§10)."""
         number = play.number
-        before = {u: self.totals[u] - play.unit_points.get(u, 0) for u in self.totals}
         if self.sudden_death is not None:
-            return self._settle_sudden_death(play, before)
+            return self._settle_sudden_death(play)
         alive = self.alive_units()
         going = [u for u in alive if self.totals[u] >= self.max_points]
         for player in play.disqualified:
@@ -200,6 +201,7 @@ class Game:
                 self.finished = True
             return going
         # Everybody still in went out together: the lowest total before the round wins.
+        before = {u: self.totals[u] - play.unit_points.get(u, 0) for u in going}
         lowest = min(before[u] for u in going)
         tied = [u for u in going if before[u] == lowest]
         out = [u for u in going if u not in tied]
@@ -211,7 +213,7 @@ class Game:
             self.sudden_death = tied
         return out
 
-    def _settle_sudden_death(self, play: RoundPlay, before: dict[str, int]) -> list[str]:
+    def _settle_sudden_death(self, play: RoundPlay) -> list[str]:
         if play.winner is None:  # nobody won (all lose): they play another round
             return []
         winner = self.unit(play.winner)
@@ -326,6 +328,8 @@ class RoundPlay:
         if not self.rules["armoede"] or self.sudden_death:
             return []
         poor = self.game.max_points - 1
+        if poor not in self.game.totals.values():
+            return []
         return [p for p in self.participants if self.game.total_of(p) == poor]
 
     @property
@@ -521,7 +525,6 @@ class RoundPlay:
     # --- applying events (each already checked) ---------------------------------------------
     def apply(self, event: dict[str, Any]) -> None:
         """Check one event and apply it, or raise its refusal (not yet placed)."""
-        kind = event["type"]
         player = event["player"]
         known = self.game.known
         if player not in known:
@@ -529,66 +532,80 @@ class RoundPlay:
         challenger = event.get("challenger")
         if challenger is not None and challenger not in known:
             raise Refusal("unknown_player", player=challenger)
-        if kind == "knock":
-            self._refuse(self.check_knock(player))
-            self._settle_answers()
-            self.raisers = {player}
-            self.knocked = True
-            self.knocks[player] = self.knocks.get(player, 0) + 1
-            self.game.fold_streak[player] = 0
-            self._raise(self.stake + 1)
-        elif kind == "fold":
-            self._refuse(self.check_fold(player))
-            self._fold(player, self.prior)
-            self.game.fold_streak[player] = self.game.fold_streak.get(player, 0) + 1
-            if self.rules["pussy_points"] and self.raise_count == 1 and not self.armoede:
-                count = self.game.pussy[player] = self.game.pussy.get(player, 0) + 1
-                if count % 3 == 0:
-                    self.pussy_earned[player] = 1
-            self._end_if_one_left()
-        elif kind == "stay":
-            self._refuse(self.check_stay(player))
-            self.answered.add(player)
-            self.game.fold_streak[player] = 0
-        elif kind == "win":
-            jack = event.get("jack", False)
-            self._refuse(self.check_win(player, jack))
-            self._win(player, jack, event.get("jacks_shown", 0))
-        elif kind == "blind_knock":
-            self._refuse(self.check_blind_knock(player))
-            self.raisers = {player}
-            self.blind_knocker = player
-            self.knocks[player] = self.knocks.get(player, 0) + 1
-            self.game.fold_streak[player] = 0
-            self._raise(self.rules["blind_stake"])
-        elif kind == "four_of_a_kind":
-            self._refuse(self.check_four_of_a_kind(player))
-            self._settle_answers()
-            self.winner = player
-            self.four_rank = event["rank"]
-            self.ended_by = "four_of_a_kind"
-        elif kind == "laundry":
-            self._refuse(self.check_laundry(player, challenger))
-            self.laundry_by.add(player)
-            if challenger is not None:
-                if event["genuine"]:
-                    self._penalise(challenger, 1)
-                elif self.rules["laundry_bluff"] == "round_max":
-                    self.laundry.append((player, True))
-                else:
-                    self._penalise(player, 1)
-        elif kind == "jack_beaten":
-            self._refuse(self.check_jack_beaten(player))
-            self._penalise(player, self.rules["jack_beaten_by_queen"])
-        elif kind == "penalty":
-            self._refuse(self.check_penalty(player))
-            self._penalise(player, event["points"])
-        elif kind == "disqualify":
-            self._refuse(self.check_disqualify(player))
-            self.disqualified.append(player)
-            self._fold(player, 0)
-            self._end_if_one_left()
+        _APPLY[event["type"]](self, player, event)
         self.events.append(event)
+
+    def _apply_knock(self, player: str, event: dict[str, Any]) -> None:
+        self._refuse(self.check_knock(player))
+        self._settle_answers()
+        self.raisers = {player}
+        self.knocked = True
+        self.knocks[player] = self.knocks.get(player, 0) + 1
+        self.game.fold_streak[player] = 0
+        self._raise(self.stake + 1)
+
+    def _apply_fold(self, player: str, event: dict[str, Any]) -> None:
+        self._refuse(self.check_fold(player))
+        self._fold(player, self.prior)
+        game = self.game
+        game.fold_streak[player] = game.fold_streak.get(player, 0) + 1
+        if self.rules["pussy_points"] and self.raise_count == 1 and not self.armoede:
+            count = game.pussy[player] = game.pussy.get(player, 0) + 1
+            if count % 3 == 0:  # every third pussy point costs a point
+                self.pussy_earned[player] = 1
+        self._end_if_one_left()
+
+    def _apply_stay(self, player: str, event: dict[str, Any]) -> None:
+        self._refuse(self.check_stay(player))
+        self.answered.add(player)
+        self.game.fold_streak[player] = 0
+
+    def _apply_win(self, player: str, event: dict[str, Any]) -> None:
+        jack = event.get("jack", False)
+        self._refuse(self.check_win(player, jack))
+        self._win(player, jack, event.get("jacks_shown", 0))
+
+    def _apply_blind_knock(self, player: str, event: dict[str, Any]) -> None:
+        self._refuse(self.check_blind_knock(player))
+        self.raisers = {player}
+        self.blind_knocker = player
+        self.knocks[player] = self.knocks.get(player, 0) + 1
+        self.game.fold_streak[player] = 0
+        self._raise(self.rules["blind_stake"])
+
+    def _apply_four_of_a_kind(self, player: str, event: dict[str, Any]) -> None:
+        self._refuse(self.check_four_of_a_kind(player))
+        self._settle_answers()
+        self.winner = player
+        self.four_rank = event["rank"]
+        self.ended_by = "four_of_a_kind"
+
+    def _apply_laundry(self, player: str, event: dict[str, Any]) -> None:
+        challenger = event.get("challenger")
+        self._refuse(self.check_laundry(player, challenger))
+        self.laundry_by.add(player)
+        if challenger is None:  # nobody challenged: nothing is scored
+            return
+        if event["genuine"]:
+            self._penalise(challenger, 1)
+        elif self.rules["laundry_bluff"] == "round_max":
+            self.laundry.append((player, True))
+        else:
+            self._penalise(player, 1)
+
+    def _apply_jack_beaten(self, player: str, event: dict[str, Any]) -> None:
+        self._refuse(self.check_jack_beaten(player))
+        self._penalise(player, self.rules["jack_beaten_by_queen"])
+
+    def _apply_penalty(self, player: str, event: dict[str, Any]) -> None:
+        self._refuse(self.check_penalty(player))
+        self._penalise(player, event["points"])
+
+    def _apply_disqualify(self, player: str, event: dict[str, Any]) -> None:
+        self._refuse(self.check_disqualify(player))
+        self.disqualified.append(player)
+        self._fold(player, 0)
+        self._end_if_one_left()
 
     @staticmethod
     def _refuse(refusal: Refusal | None) -> None:
@@ -710,6 +727,20 @@ class RoundPlay:
             value += sum(points[p] - base[p] for p in playing)
             sides[side] = value
         return sides
+
+
+_APPLY = {
+    "knock": RoundPlay._apply_knock,
+    "fold": RoundPlay._apply_fold,
+    "stay": RoundPlay._apply_stay,
+    "win": RoundPlay._apply_win,
+    "blind_knock": RoundPlay._apply_blind_knock,
+    "four_of_a_kind": RoundPlay._apply_four_of_a_kind,
+    "laundry": RoundPlay._apply_laundry,
+    "jack_beaten": RoundPlay._apply_jack_beaten,
+    "penalty": RoundPlay._apply_penalty,
+    "disqualify": RoundPlay._apply_disqualify,
+}
 
 
 @dataclass

@@ -33,6 +33,7 @@ REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
     "disqualify": (),
 }
 EVENT_TYPES = tuple(REQUIRED_FIELDS)
+_PLAIN = frozenset({"knock", "fold", "stay", "blind_knock", "jack_beaten", "disqualify"})
 
 
 def invalid(detail: str) -> Refusal:
@@ -142,7 +143,11 @@ def check_round(data: Any, number: int) -> tuple[dict[str, str], list[str], list
     events = data.get("events", [])
     if not isinstance(events, list):
         raise invalid('"events" must be a list').at(number)
-    absent = data.get("absent", {})
+    absent = data.get("absent")
+    join = data.get("join")
+    if not absent and not join:  # the common case
+        return {}, [], events
+    absent = absent or {}
     if not isinstance(absent, Mapping):
         raise invalid('"absent" must be an object').at(number)
     for name, why in absent.items():
@@ -150,7 +155,7 @@ def check_round(data: Any, number: int) -> tuple[dict[str, str], list[str], list
             raise Refusal("bad_absent", player=name, detail='absent is "toilet" or "drinks"').at(
                 number
             )
-    join = data.get("join", [])
+    join = join or []
     if not isinstance(join, list) or not all(isinstance(p, str) and p.strip() for p in join):
         raise invalid('"join" must be a list of names').at(number)
     return dict(absent), list(join), events
@@ -158,6 +163,10 @@ def check_round(data: Any, number: int) -> tuple[dict[str, str], list[str], list
 
 def check_event(event: Any) -> dict[str, Any]:
     """An event of a known type with every field it needs, of the right kind."""
+    if type(event) is dict and type(event.get("player")) is str:
+        kind = event.get("type")
+        if kind in _PLAIN and "challenger" not in event:  # the common case, checked quickly
+            return event
     if not isinstance(event, Mapping):
         raise invalid("an event must be an object")
     kind = event.get("type")
