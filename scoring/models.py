@@ -256,13 +256,13 @@ class Seat(models.Model):
 class Round(models.Model):
     session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="rounds")
     number = models.PositiveSmallIntegerField(_("number"))
-    # Exactly as in the session file: the events in order, who is away, who sits down.
+    # Exactly as in the session file: the events in order, who is away, who sits down. A pot
+    # round's bids and winner are kept as events too ({"type": "bid", "player", "bid"} and
+    # {"type": "win", "player"}), so that the order of the declarations survives (a JSON object
+    # in PostgreSQL's jsonb does not keep its order) and undo takes back the last one.
     events = models.JSONField(_("events"), default=list, blank=True)
     absent = models.JSONField(_("absent"), default=dict, blank=True)
     join = models.JSONField(_("join"), default=list, blank=True)
-    # The pot game has no events: every player's bid (or "fold") and the last-trick winner.
-    bids = models.JSONField(_("bids"), null=True, blank=True)
-    winner = models.CharField(_("winner"), max_length=40, blank=True)
 
     class Meta:
         ordering = ["session", "number"]

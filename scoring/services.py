@@ -1,0 +1,895 @@
+"""Writes that span several models: starting, scoring, correcting and merging.
+
+Every write to a session goes through ``_write``: one transaction that locks the session row,
+returns the stored answer for a client key it has seen before, refuses a locked session or a
+stale version, replays the new event log with the engine (a ``Refusal`` propagates and nothing
+changes), stores the rounds and the projection that the replay gives, bumps the version and
+writes an audit entry. The engine decides every rule; nothing here knows how Toepen scores.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef
+from django.db.models.functions import Lower
+from django.utils import timezone
+
+from scoring.engine import Refusal, Result, replay
+from scoring.models import (
+    AuditEntry,
+    Club,
+    IdempotencyKey,
+    Player,
+    Round,
+    RoundScore,
+    Season,
+    Seat,
+    Session,
+    SessionResult,
+    new_scorer_token,
+)
+from scoring.sessionfile import (
+    FORMAT,
+    all_names,
+    file_from_rows,
+    rename_players,
+    rename_round,
+    round_fields,
+    round_to_file,
+)
+
+Action = AuditEntry.Action
+
+
+# --- answers and refusals that are not the engine's ------------------------------------------
+
+
+class ServiceError(Exception):
+    """A write the app refuses before the engine is asked (its message is for people)."""
+
+
+class StaleVersion(ServiceError):
+    """The client saw an older sheet; ``version`` is the current one."""
+
+    def __init__(self, version: int) -> None:
+        self.version = version
+        super().__init__(f"the sheet changed: it is at version {version} now")
+
+
+class SessionLocked(ServiceError):
+    def __init__(self) -> None:
+        super().__init__("the session is locked: unlock it to change it")
+
+
+class NothingToUndo(ServiceError):
+    def __init__(self) -> None:
+        super().__init__("there is nothing to undo")
+
+
+class RoundStarted(ServiceError):
+    def __init__(self, number: int) -> None:
+        self.number = number
+        super().__init__(f"round {number} has started: absent and joining players are set before")
+
+
+class UnknownRound(ServiceError):
+    def __init__(self, number: int) -> None:
+        self.number = number
+        super().__init__(f"the session has no round {number}")
+
+
+class PlayerNameClash(ServiceError):
+    """Two names of one session that are the same ignoring case, or a player of another club."""
+
+
+class MergeRefused(ServiceError):
+    pass
+
+
+class NotFinished(ServiceError):
+    def __init__(self) -> None:
+        super().__init__("only a finished session can be locked")
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who writes: a signed-in user, the holder of a scorer link, or neither (a command)."""
+
+    user: Any = None
+    scorer_token: bool = False
+
+
+def _actor(actor: Any) -> Actor:
+    if isinstance(actor, Actor):
+        return actor
+    if actor is None or not getattr(actor, "is_authenticated", False):
+        return Actor()
+    return Actor(user=actor)
+
+
+@dataclass(frozen=True)
+class RecordOutcome:
+    version: int  # the session's version right after this write
+    round_number: int | None  # the round the write went into
+    result: Result | None = field(default=None, repr=False)  # None when ``replayed``
+    replayed: bool = False  # the key was known: nothing was recorded this time
+
+    def as_json(self) -> dict[str, Any]:
+        return {"version": self.version, "round_number": self.round_number}
+
+
+# --- players -------------------------------------------------------------------------------
+
+
+def _club_players(club: Club, names: Sequence[str | Player]) -> dict[str, Player]:
+    """Map each name (or Player) to the club's player of that name ignoring case, creating
+    the unknown ones as guests. Keys are the names as given."""
+    given = [n.name if isinstance(n, Player) else n for n in names]
+    if not all(isinstance(n, str) and n.strip() for n in given):
+        raise PlayerNameClash("every player needs a name")
+    folded = [n.casefold() for n in given]
+    if len(set(folded)) != len(folded):
+        twice = next(n for n in given if folded.count(n.casefold()) > 1)
+        raise PlayerNameClash(f"{twice} is named twice (names are the same ignoring case)")
+    for player in names:
+        if isinstance(player, Player) and player.club_id != club.pk:
+            raise PlayerNameClash(f"{player.name} is a player of another club")
+    found = {
+        p.name.casefold(): p
+        for p in Player.objects.filter(club=club)
+        .annotate(lower_name=Lower("name"))
+        .filter(lower_name__in=[n.lower() for n in given])
+    }
+    players: dict[str, Player] = {}
+    for name in given:
+        player = found.get(name.casefold())
+        if player is None:
+            player = _guest(club, name)
+        players[name] = player
+    return players
+
+
+def _guest(club: Club, name: str) -> Player:
+    name = name.strip()
+    try:
+        with transaction.atomic():
+            return Player.objects.create(club=club, name=name, is_guest=True)
+    except IntegrityError:  # someone else sat the same new guest down a moment ago
+        return Player.objects.annotate(lower_name=Lower("name")).get(
+            club=club, lower_name=name.lower()
+        )
+
+
+def _canonical(club: Club, data: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Player]]:
+    """The file with every name spelled as the club's player, and those players by name."""
+    players = _club_players(club, all_names(data))
+    renames = {given: p.name for given, p in players.items() if given != p.name}
+    data = rename_players(data, renames) if renames else dict(data)
+    return data, {p.name: p for p in players.values()}
+
+
+# --- creating sessions ---------------------------------------------------------------------
+
+
+def session_start(
+    *,
+    club: Club,
+    players: Sequence[str | Player],
+    dealer: str | Player | None = None,
+    preset: str | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    teams: Mapping[str, Sequence[str | Player]] | None = None,
+    game: str = "strafpunten",
+    start: Mapping[str | Player, int] | None = None,
+    table_label: str = "",
+    season: Season | None = None,
+    played_on: datetime.date | None = None,
+    actor: Any = None,
+) -> Session:
+    """Sit ``players`` down in this order and start a session by the club's house rules.
+
+    ``preset`` and ``overrides`` default to the club's; pass them to play other rules tonight.
+    Unknown names become guests of the club; the rules are checked by the engine and their
+    resolved form is stored with the session.
+    """
+
+    def name(p: str | Player) -> str:
+        return p.name if isinstance(p, Player) else p
+
+    data: dict[str, Any] = {
+        "format": FORMAT,
+        "game": game,
+        "preset": club.preset if preset is None else preset,
+        "rules": dict(club.rules if overrides is None and preset is None else overrides or {}),
+        "players": [name(p) for p in players],
+        "rounds": [],
+    }
+    if start:
+        data["start"] = {name(p): total for p, total in start.items()}
+    if teams:
+        data["teams"] = {side: [name(p) for p in members] for side, members in teams.items()}
+    if dealer is not None:
+        data["dealer"] = name(dealer)
+    with transaction.atomic():
+        data, by_name = _canonical(club, data)
+        result = replay(data, open_round=True)
+        return _session_create(
+            club=club,
+            data=data,
+            result=result,
+            players=by_name,
+            season=season,
+            table_label=table_label,
+            played_on=played_on,
+            actor=_actor(actor),
+            action=Action.START,
+        )
+
+
+def session_import(
+    *,
+    club: Club,
+    data: Mapping[str, Any],
+    season: Season | None = None,
+    table_label: str = "",
+    played_on: datetime.date | None = None,
+    actor: Any = None,
+) -> Session:
+    """Store a ``toepen/1`` session file; the engine checks it whole first (a ``Refusal``)."""
+    replay(data, open_round=True)  # refuse a broken file before anything is looked up
+    with transaction.atomic():
+        data, by_name = _canonical(club, data)
+        result = replay(data, open_round=True)
+        return _session_create(
+            club=club,
+            data=data,
+            result=result,
+            players=by_name,
+            season=season,
+            table_label=table_label,
+            played_on=played_on,
+            actor=_actor(actor),
+            action=Action.IMPORT,
+        )
+
+
+def _session_create(
+    *,
+    club: Club,
+    data: Mapping[str, Any],
+    result: Result,
+    players: Mapping[str, Player],
+    season: Season | None,
+    table_label: str,
+    played_on: datetime.date | None,
+    actor: Actor,
+    action: str,
+    audit: bool = True,
+) -> Session:
+    game = data.get("game", "strafpunten")
+    teams = data.get("teams")
+    session = Session.objects.create(
+        club=club,
+        season=season,
+        table_label=table_label,
+        played_on=played_on or timezone.localdate(),
+        game=game,
+        rules=result.rules,  # the resolved rules: the snapshot this session is played by
+        preset=data.get("preset", "standaard"),
+        first_dealer=data.get("dealer") or "",
+        teams=teams,
+        start=dict(data.get("start") or {}),
+        ended=bool(data.get("ended", False)),
+        status=Session.Status.FINISHED if result.finished else Session.Status.RUNNING,
+    )
+    side_of = {p: side for side, members in (teams or {}).items() for p in members}
+    seats = Seat.objects.bulk_create(
+        Seat(session=session, player=players[n], position=i, side=side_of.get(n, ""))
+        for i, n in enumerate(all_names(data), start=1)
+    )
+    rounds = Round.objects.bulk_create(
+        Round(session=session, number=i, **round_fields(r, game))
+        for i, r in enumerate(data.get("rounds", []), start=1)
+    )
+    if rounds and rounds[0].pk is None:  # a database that does not return ids from bulk inserts
+        rounds = list(session.rounds.order_by("number"))
+    _store_scores(result, {r.number: r for r in rounds}, _players_by_name(seats), 1)
+    _store_results(session, result, _players_by_name(seats), clear=False)
+    if audit:
+        AuditEntry.objects.create(
+            session=session,
+            club=club,
+            user=actor.user,
+            by_scorer_token=actor.scorer_token,
+            action=action,
+            after=file_from_rows(session, seats, rounds),
+        )
+    return session
+
+
+# --- the projection ------------------------------------------------------------------------
+
+
+def _players_by_name(seats: Iterable[Seat]) -> dict[str, Player]:
+    return {s.player.name: s.player for s in seats}
+
+
+def _store_scores(
+    result: Result, rounds: Mapping[int, Round], players: Mapping[str, Player], first: int
+) -> None:
+    """Insert the RoundScore rows of the scored rounds numbered ``first`` and later."""
+    side_of = {p: side for side, members in (result.teams or {}).items() for p in members}
+    rows: list[RoundScore] = []
+    for rr in result.rounds:
+        if rr.number < first:
+            continue
+        round_ = rounds[rr.number]
+        for name in [*rr.participants, *(n for n in rr.absent if n not in rr.participants)]:
+            side = side_of.get(name, "")
+            won = name == rr.winner
+            rows.append(
+                RoundScore(
+                    round=round_,
+                    player=players[name],
+                    side=side,
+                    points=rr.points.get(name, 0),
+                    stake=rr.stake,
+                    won=won,
+                    folded=name in rr.folds,
+                    fold_cost=rr.folds.get(name),
+                    knocks=rr.knocks.get(name, 0),
+                    jack_win=won and rr.jack,
+                    armoede=name in rr.armoede,
+                    absent=rr.absent.get(name, ""),
+                    penalty=rr.penalties.get(name, 0),
+                    pussy=rr.pussy_points.get(name, 0),
+                    eliminated=(side or name) in rr.eliminated,
+                    total=rr.totals.get(side or name, 0),
+                )
+            )
+        for side, points in (rr.side_points or {}).items():
+            rows.append(
+                RoundScore(
+                    round=round_,
+                    side=side,
+                    points=points,
+                    stake=rr.stake,
+                    won=side_of.get(rr.winner or "") == side,
+                    eliminated=side in rr.eliminated,
+                    total=rr.totals.get(side, 0),
+                )
+            )
+    if rows:
+        RoundScore.objects.bulk_create(rows)
+
+
+def _store_results(
+    session: Session, result: Result, players: Mapping[str, Player], *, clear: bool
+) -> None:
+    """Replace the session's SessionResult rows: places and totals as the replay has them."""
+    side_of = {p: side for side, members in (result.teams or {}).items() for p in members}
+    out_in: dict[str, int] = {}
+    played: dict[str, int] = {}
+    won: dict[str, int] = {}
+    for rr in result.rounds:
+        for unit in rr.eliminated:
+            out_in.setdefault(unit, rr.number)
+        for name in rr.participants:
+            played[name] = played.get(name, 0) + 1
+            if side_of.get(name):
+                played[side_of[name]] = played.get(side_of[name], 0) + 1
+        if rr.winner is not None:
+            won[rr.winner] = won.get(rr.winner, 0) + 1
+            if side_of.get(rr.winner):
+                won[side_of[rr.winner]] = won.get(side_of[rr.winner], 0) + 1
+    last_place = len(result.places) or 1
+
+    def row(unit: str, player: Player | None, side: str) -> SessionResult:
+        return SessionResult(
+            session=session,
+            player=player,
+            side=side,
+            place=result.places.get(unit, last_place),
+            total=result.totals.get(unit, 0),
+            rounds_played=played.get(unit if player is None else player.name, 0),
+            rounds_won=won.get(unit if player is None else player.name, 0),
+            toepkoning=result.toepkoning is not None and result.toepkoning == unit,
+            eliminated_in_round=out_in.get(unit),
+        )
+
+    rows = [row(side_of.get(name, name), p, side_of.get(name, "")) for name, p in players.items()]
+    rows += [row(side, None, side) for side in result.teams or {}]
+    if clear:
+        SessionResult.objects.filter(session=session).delete()
+    SessionResult.objects.bulk_create(rows)
+
+
+# --- the one way a session changes ---------------------------------------------------------
+
+
+@dataclass
+class _Change:
+    """What a write does to the rounds (as session-file dicts), for ``_write`` to store."""
+
+    rounds: list[dict[str, Any]]
+    first: int  # the first round number whose stored row differs
+    round_number: int | None
+    before: Any = None
+    after: Any = None
+    new_players: dict[str, Player] = field(default_factory=dict)  # joining players by name
+    ended: bool | None = None  # pot game: shared out (True) or taken back (False)
+    finish: bool = False  # finished by hand, whatever the engine says
+
+
+def _write(
+    session: Session,
+    *,
+    version: int | None,
+    key: str | None,
+    actor: Any,
+    action: str,
+    change: Callable[[Session, list[Round]], _Change],
+) -> RecordOutcome:
+    actor = _actor(actor)
+    with transaction.atomic():
+        # 1. The lock: every write to this session waits here for the one before it.
+        locked = Session.objects.select_for_update().get(pk=session.pk)
+        if key:
+            # 2. Checked after the lock, so one key cannot be applied twice concurrently.
+            stored = (
+                IdempotencyKey.objects.filter(session=locked, key=key)
+                .values_list("response", flat=True)
+                .first()
+            )
+            if stored is not None:
+                _refresh(session, locked)
+                return RecordOutcome(
+                    version=stored["version"], round_number=stored["round_number"], replayed=True
+                )
+        if locked.status == Session.Status.LOCKED:
+            raise SessionLocked()
+        if version is not None and version != locked.version:
+            raise StaleVersion(locked.version)
+        # 3. The log: seats with their players, rounds marked by whether they have been scored.
+        seats = list(locked.seats.select_related("player").order_by("position"))
+        rounds = list(
+            locked.rounds.order_by("number").annotate(
+                scored=Exists(RoundScore.objects.filter(round=OuterRef("pk")))
+            )
+        )
+        todo = change(locked, rounds)
+        if todo.ended is not None:
+            locked.ended = todo.ended
+        data = file_from_rows(locked, seats, rounds)
+        data["rounds"] = todo.rounds
+        result = replay(data, open_round=True)  # a Refusal leaves everything as it was
+
+        # 4. Store what changed: the rounds from ``first`` on, and their projection.
+        first = todo.first
+        by_number = {r.number: r for r in rounds}
+        changed = [r for r in rounds if r.number >= first]
+        had_scores = any(r.scored for r in changed)
+        for number, round_data in enumerate(todo.rounds, start=1):
+            if number < first:
+                continue
+            fields = round_fields(round_data, locked.game)
+            existing = by_number.get(number)
+            if existing is None:
+                by_number[number] = Round.objects.create(session=locked, number=number, **fields)
+            elif any(getattr(existing, k) != v for k, v in fields.items()):
+                for k, v in fields.items():
+                    setattr(existing, k, v)
+                existing.save(update_fields=list(fields))
+        gone = [r.pk for r in rounds if r.number > len(todo.rounds)]
+        if gone:
+            Round.objects.filter(pk__in=gone).delete()  # their scores go with them
+        seats_changed = _sync_seats(locked, seats, data, todo.new_players)
+        if had_scores:
+            RoundScore.objects.filter(round__session=locked, round__number__gte=first).delete()
+        players = _players_by_name(seats)
+        scored_now = any(rr.number >= first for rr in result.rounds)
+        if scored_now:
+            _store_scores(result, by_number, players, first)
+        if had_scores or scored_now or seats_changed or todo.ended is not None:
+            _store_results(locked, result, players, clear=True)
+
+        # 5. The session's new state, the audit trail and the key's answer.
+        finished = result.finished or todo.finish
+        locked.status = Session.Status.FINISHED if finished else Session.Status.RUNNING
+        locked.version += 1
+        locked.updated_at = timezone.now()
+        locked.save(update_fields=["status", "version", "updated_at", "ended"])
+        AuditEntry.objects.create(
+            session=locked,
+            club_id=locked.club_id,
+            user=actor.user,
+            by_scorer_token=actor.scorer_token,
+            action=action,
+            round_number=todo.round_number,
+            before=todo.before,
+            after=todo.after,
+        )
+        outcome = RecordOutcome(
+            version=locked.version, round_number=todo.round_number, result=result
+        )
+        if key:
+            IdempotencyKey.objects.create(session=locked, key=key, response=outcome.as_json())
+    _refresh(session, locked)
+    return outcome
+
+
+def _refresh(session: Session, fresh: Session) -> None:
+    """Let the caller's instance show the session as it is now."""
+    for name in ("status", "version", "updated_at", "ended", "scorer_token"):
+        setattr(session, name, getattr(fresh, name))
+
+
+def _sync_seats(
+    session: Session, seats: list[Seat], data: Mapping[str, Any], new: Mapping[str, Player]
+) -> bool:
+    """Make the seats follow the file when players joined or a join was taken back."""
+    wanted = all_names(data)
+    if [s.player.name for s in seats] == wanted:
+        return False
+    keep = len(data["players"])
+    by_name = {**_players_by_name(seats), **new}
+    Seat.objects.filter(session=session, position__gt=keep).delete()
+    created = Seat.objects.bulk_create(
+        Seat(session=session, player=by_name[name], position=i)
+        for i, name in enumerate(wanted[keep:], start=keep + 1)
+    )
+    seats[keep:] = created
+    return True
+
+
+def _open_round(rounds: list[Round]) -> Round | None:
+    """The last round if it is still being played (not scored), else None."""
+    last = rounds[-1] if rounds else None
+    return last if last is not None and not last.scored else None
+
+
+def _files(rounds: list[Round], game: str) -> list[dict[str, Any]]:
+    return [round_to_file(r, game) for r in rounds]
+
+
+def _with_event(round_data: dict[str, Any], event: Any, game: str) -> dict[str, Any]:
+    """A round of the file with one more event (in the pot game: a bid or the winner)."""
+    if game != "pot":
+        return {**round_data, "events": [*round_data.get("events", []), event]}
+    if not isinstance(event, Mapping) or event.get("type") not in ("bid", "win"):
+        kind = event.get("type") if isinstance(event, Mapping) else event
+        raise Refusal("unknown_event", event_type=kind)
+    player = event.get("player")
+    if event["type"] == "win":
+        return {**round_data, "winner": player}
+    if "bid" not in event:
+        raise Refusal("missing_field", event_type="bid", field="bid")
+    return {**round_data, "bids": {**round_data.get("bids", {}), player: event["bid"]}}
+
+
+# --- scoring at the table ------------------------------------------------------------------
+
+
+def session_record_event(
+    *, session: Session, event: dict[str, Any], version: int, key: str, actor: Any = None
+) -> RecordOutcome:
+    """Record one event (RULES.md §3) in the round being played, or start the next round.
+
+    In the pot game an event is a bid, ``{"type": "bid", "player": "Anne", "bid": 150}`` (or
+    ``"fold"``), or the last-trick winner, ``{"type": "win", "player": "Anne"}``.
+    """
+
+    def change(locked: Session, rounds: list[Round]) -> _Change:
+        files = _files(rounds, locked.game)
+        if _open_round(rounds) is None:
+            files.append({"events": []} if locked.game != "pot" else {"bids": {}})
+        number = len(files)
+        try:
+            files[-1] = _with_event(files[-1], event, locked.game)
+        except Refusal as refusal:
+            raise refusal.at(number, len(files[-1].get("events", [])) + 1) from None
+        return _Change(rounds=files, first=number, round_number=number, after={"event": event})
+
+    return _write(
+        session, version=version, key=key, actor=actor, action=Action.EVENT, change=change
+    )
+
+
+def session_set_presence(
+    *,
+    session: Session,
+    absent: Mapping[str, str],
+    join: Sequence[str | Player],
+    version: int,
+    key: str,
+    actor: Any = None,
+) -> RecordOutcome:
+    """Who is away (``"toilet"``/``"drinks"``) and who sits down in the round about to start."""
+
+    def change(locked: Session, rounds: list[Round]) -> _Change:
+        files = _files(rounds, locked.game)
+        current = _open_round(rounds)
+        if current is not None and current.events:
+            raise RoundStarted(current.number)
+        new_players = _club_players(locked.club, list(join)) if join else {}
+        names = [p.name for p in new_players.values()]
+        presence: dict[str, Any] = {"events": []}
+        if absent:
+            presence["absent"] = dict(absent)
+        if names:
+            presence["join"] = names
+        before = None
+        if current is not None:
+            before = {"absent": current.absent, "join": current.join}
+            files.pop()
+        if absent or names:
+            files.append(presence)
+        number = len(rounds) if current is not None else len(rounds) + 1
+        return _Change(
+            rounds=files,
+            first=number,
+            round_number=number,
+            before=before,
+            after={"absent": dict(absent), "join": names},
+            new_players={p.name: p for p in new_players.values()},
+        )
+
+    return _write(
+        session, version=version, key=key, actor=actor, action=Action.PRESENCE, change=change
+    )
+
+
+def session_undo(*, session: Session, version: int, key: str, actor: Any = None) -> RecordOutcome:
+    """Take back the last thing recorded: the last event, or the presence of a round not yet
+    started. A round that is left empty disappears. In the pot game undo after the pot was
+    shared out takes the sharing back."""
+
+    def change(locked: Session, rounds: list[Round]) -> _Change:
+        files = _files(rounds, locked.game)
+        if locked.game == "pot" and locked.ended:
+            return _Change(
+                rounds=files,
+                first=len(files) + 1,
+                round_number=None,
+                ended=False,
+                before={"ended": True},
+                after={"ended": False},
+            )
+        if not rounds:
+            raise NothingToUndo()
+        last = rounds[-1]
+        if last.events:
+            undone = {"event": last.events[-1]}
+            rest = Round(events=last.events[:-1], absent=last.absent, join=last.join)
+        else:
+            undone = {"absent": last.absent, "join": last.join}
+            rest = Round(events=[], absent={}, join=[])
+        if rest.events or rest.absent or rest.join:
+            files[-1] = round_to_file(rest, locked.game)
+        else:
+            files.pop()  # the round was made by what is undone now
+        return _Change(rounds=files, first=last.number, round_number=last.number, before=undone)
+
+    return _write(session, version=version, key=key, actor=actor, action=Action.UNDO, change=change)
+
+
+def round_replace_events(
+    *,
+    session: Session,
+    number: int,
+    events: list[dict[str, Any]],
+    absent: Mapping[str, str] | None = None,
+    join: Sequence[str | Player] | None = None,
+    version: int | None = None,
+    key: str | None = None,
+    actor: Any = None,
+) -> RecordOutcome:
+    """Correct a round: its events (and, when given, absent and joining players) are replaced
+    and the whole session is replayed, so totals, who went out and the winner follow."""
+
+    def change(locked: Session, rounds: list[Round]) -> _Change:
+        if not 1 <= number <= len(rounds):
+            raise UnknownRound(number)
+        old = rounds[number - 1]
+        new_players = _club_players(locked.club, list(join)) if join else {}
+        new = Round(
+            events=list(events),
+            absent=dict(old.absent if absent is None else absent),
+            join=list(old.join) if join is None else [p.name for p in new_players.values()],
+        )
+        files = _files(rounds, locked.game)
+        files[number - 1] = round_to_file(new, locked.game)
+        return _Change(
+            rounds=files,
+            first=number,
+            round_number=number,
+            before=round_to_file(old, locked.game),
+            after=files[number - 1],
+            new_players={p.name: p for p in new_players.values()},
+        )
+
+    return _write(
+        session, version=version, key=key, actor=actor, action=Action.CORRECT, change=change
+    )
+
+
+# --- the session as a whole ----------------------------------------------------------------
+
+
+def session_finish(
+    *, session: Session, version: int | None = None, key: str | None = None, actor: Any = None
+) -> RecordOutcome:
+    """End the session now. In the pot game the pot is shared out (the engine does it); a
+    strafpunten session that the engine has not finished yet ends with the places as they are
+    (closing time); its next recorded event opens it again."""
+
+    def change(locked: Session, rounds: list[Round]) -> _Change:
+        files = _files(rounds, locked.game)
+        return _Change(
+            rounds=files,
+            first=len(files) + 1,
+            round_number=None,
+            ended=True if locked.game == "pot" else None,
+            finish=True,
+            before={"status": locked.status},
+            after={"status": Session.Status.FINISHED},
+        )
+
+    return _write(
+        session, version=version, key=key, actor=actor, action=Action.FINISH, change=change
+    )
+
+
+def _session_update(
+    session: Session, *, actor: Any, action: str, allowed: Callable[[Session], None], **fields: Any
+) -> Session:
+    """Change the session row itself (status, token) under the lock, with an audit entry."""
+    actor = _actor(actor)
+    with transaction.atomic():
+        locked = Session.objects.select_for_update().get(pk=session.pk)
+        allowed(locked)
+        before = {name: getattr(locked, name) for name in fields}
+        for name, value in fields.items():
+            setattr(locked, name, value)
+        locked.version += 1
+        locked.updated_at = timezone.now()
+        locked.save(update_fields=[*fields, "version", "updated_at"])
+        redacted = {"scorer_token"}  # the secret itself stays out of the audit trail
+        AuditEntry.objects.create(
+            session=locked,
+            club_id=locked.club_id,
+            user=actor.user,
+            by_scorer_token=actor.scorer_token,
+            action=action,
+            before={k: v for k, v in before.items() if k not in redacted} or None,
+            after={k: v for k, v in fields.items() if k not in redacted} or None,
+        )
+    _refresh(session, locked)
+    return session
+
+
+def _must_be_finished(session: Session) -> None:
+    if session.status != Session.Status.FINISHED:
+        raise NotFinished()
+
+
+def _must_be_locked(session: Session) -> None:
+    if session.status != Session.Status.LOCKED:
+        raise ServiceError("the session is not locked")
+
+
+def _any(session: Session) -> None:
+    return None
+
+
+def session_lock(*, session: Session, actor: Any = None) -> Session:
+    """Seal a finished session: no event, correction or undo until it is unlocked."""
+    return _session_update(
+        session, actor=actor, action=Action.LOCK, allowed=_must_be_finished, status="locked"
+    )
+
+
+def session_unlock(*, session: Session, actor: Any = None) -> Session:
+    return _session_update(
+        session, actor=actor, action=Action.UNLOCK, allowed=_must_be_locked, status="finished"
+    )
+
+
+def session_rotate_token(*, session: Session, actor: Any = None) -> Session:
+    """A new scorer link; the old one stops working at once."""
+    return _session_update(
+        session,
+        actor=actor,
+        action=Action.ROTATE_TOKEN,
+        allowed=_any,
+        scorer_token=new_scorer_token(),
+    )
+
+
+def session_revoke_token(*, session: Session, actor: Any = None) -> Session:
+    return _session_update(
+        session, actor=actor, action=Action.REVOKE_TOKEN, allowed=_any, scorer_token=None
+    )
+
+
+# --- players -------------------------------------------------------------------------------
+
+
+def player_merge(*, keep: Player, remove: Player, actor: Any = None) -> Player:
+    """Make ``remove`` (say, a guest typed twice) the same person as ``keep``.
+
+    Every seat, round score and session result of ``remove`` becomes ``keep``'s, and the events
+    of those sessions name ``keep``; then ``remove`` is deleted. Refused when both sat in one
+    session: the sheet cannot have the same person twice.
+    """
+    actor = _actor(actor)
+    if keep.pk == remove.pk:
+        raise MergeRefused("a player cannot be merged with themselves")
+    if keep.club_id != remove.club_id:
+        raise MergeRefused(f"{keep.name} and {remove.name} play in different clubs")
+    with transaction.atomic():
+        session_ids = list(Seat.objects.filter(player=remove).values_list("session_id", flat=True))
+        sessions = list(
+            Session.objects.select_for_update().filter(pk__in=session_ids).order_by("pk")
+        )
+        shared = Seat.objects.filter(player=keep, session_id__in=session_ids)
+        if shared.exists():
+            raise MergeRefused(
+                f"{keep.name} and {remove.name} both sat in session {shared.first().session_id}"
+            )
+        names = {remove.name: keep.name}
+        rounds = list(Round.objects.filter(session_id__in=session_ids))
+        for session in sessions:
+            header = rename_players(
+                {
+                    "players": [],
+                    "start": session.start,
+                    "teams": session.teams or {},
+                    "dealer": session.first_dealer,
+                },
+                names,
+            )
+            session.start = header["start"]
+            session.teams = header["teams"] or None
+            session.first_dealer = header["dealer"]
+            session.version += 1
+            session.updated_at = timezone.now()
+        for round_ in rounds:
+            renamed = rename_round(
+                {"events": round_.events, "absent": round_.absent, "join": round_.join}, names
+            )
+            round_.events, round_.absent, round_.join = (
+                renamed["events"],
+                renamed["absent"],
+                renamed["join"],
+            )
+        Session.objects.bulk_update(
+            sessions, ["start", "teams", "first_dealer", "version", "updated_at"]
+        )
+        Round.objects.bulk_update(rounds, ["events", "absent", "join"])
+        Seat.objects.filter(player=remove).update(player=keep)
+        RoundScore.objects.filter(player=remove).update(player=keep)
+        SessionResult.objects.filter(player=remove).update(player=keep)
+        if keep.user_id is None and remove.user_id is not None:
+            keep.user_id = remove.user_id
+            remove.user_id = None
+            remove.save(update_fields=["user"])
+            keep.save(update_fields=["user"])
+        if not remove.is_guest and keep.is_guest:
+            keep.is_guest = False
+            keep.save(update_fields=["is_guest"])
+        AuditEntry.objects.create(
+            club_id=keep.club_id,
+            user=actor.user,
+            by_scorer_token=actor.scorer_token,
+            action=Action.MERGE,
+            before={"keep": keep.name, "remove": remove.name},
+            after={"keep": keep.name, "sessions": session_ids},
+        )
+        remove.delete()
+    return keep

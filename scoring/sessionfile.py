@@ -1,0 +1,176 @@
+"""The database and the ``toepen/1`` session file (RULES.md §14), both ways.
+
+A session's rows are the file spread over tables: the session holds the header (game, preset,
+rules, start totals, teams, first dealer), its seats the players in seating order, its rounds
+the events. ``session_to_file`` puts them back together; the engine replays that dict. Going
+the other way is ``scoring.services.session_import``, because writing a session also writes its
+projection.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from scoring.models import Round, Seat, Session
+
+FORMAT = "toepen/1"
+
+
+class SessionFileError(ValueError):
+    """A file that is not a session file at all (not JSON, cut off, not an object)."""
+
+
+def load_json(text: str, *, what: str = "session file") -> dict[str, Any]:
+    """Parse ``text`` as a JSON object, or say clearly where it breaks.
+
+    >>> load_json('{"format": "toepen/1", "players": [')
+    Traceback (most recent call last):
+    ...
+    scoring.sessionfile.SessionFileError: not a valid session file: the JSON is cut off \
+at line 1, column 33
+    """
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        problem = "is cut off" if error.pos >= len(text.rstrip()) else f"breaks ({error.msg})"
+        raise SessionFileError(
+            f"not a valid {what}: the JSON {problem} at line {error.lineno}, column {error.colno}"
+        ) from None
+    if not isinstance(data, dict):
+        raise SessionFileError(f"not a valid {what}: it is not a JSON object")
+    return data
+
+
+def round_to_file(round_: Round, game: str = "strafpunten") -> dict[str, Any]:
+    data: dict[str, Any] = {}
+    if round_.absent:
+        data["absent"] = dict(round_.absent)
+    if round_.join:
+        data["join"] = list(round_.join)
+    if game == "pot":
+        data.update(pot_round(round_.events))
+    else:
+        data["events"] = list(round_.events)
+    return data
+
+
+def pot_round(events: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """A pot round of the file from its stored events: the bids in order, then the winner."""
+    bids: dict[str, Any] = {}
+    winner = None
+    for event in events:
+        if event.get("type") == "bid":
+            bids[event.get("player")] = event.get("bid")
+        elif event.get("type") == "win":
+            winner = event.get("player")
+    data: dict[str, Any] = {"bids": bids}
+    if winner is not None:
+        data["winner"] = winner
+    return data
+
+
+def round_fields(data: Mapping[str, Any], game: str = "strafpunten") -> dict[str, Any]:
+    """The model fields of a round from its (checked) session-file dict."""
+    if game == "pot":
+        events = [
+            {"type": "bid", "player": player, "bid": bid}
+            for player, bid in (data.get("bids") or {}).items()
+        ]
+        if data.get("winner") is not None:
+            events.append({"type": "win", "player": data["winner"]})
+    else:
+        events = list(data.get("events") or [])
+    return {
+        "events": events,
+        "absent": dict(data.get("absent") or {}),
+        "join": list(data.get("join") or []),
+    }
+
+
+def file_from_rows(session: Session, seats: Iterable[Seat], rounds: Iterable[Round]) -> dict:
+    """The session file of ``session`` from seats and rounds already loaded (in order)."""
+    seats, rounds = list(seats), list(rounds)
+    joined = {name for r in rounds for name in r.join}
+    data: dict[str, Any] = {
+        "format": FORMAT,
+        "game": session.game,
+        "preset": session.preset,
+        "rules": dict(session.rules),
+        "players": [s.player.name for s in seats if s.player.name not in joined],
+        "rounds": [round_to_file(r, session.game) for r in rounds],
+    }
+    if session.start:
+        data["start"] = dict(session.start)
+    if session.teams:
+        # In seating order of the sides' first players: jsonb does not keep an object's order.
+        first_seat = {s.player.name: s.position for s in seats}
+        sides = sorted(session.teams.items(), key=lambda item: min(first_seat[n] for n in item[1]))
+        data["teams"] = {side: list(names) for side, names in sides}
+    if session.first_dealer:
+        data["dealer"] = session.first_dealer
+    if session.ended:
+        data["ended"] = True
+    return data
+
+
+def session_to_file(session: Session) -> dict[str, Any]:
+    seats = session.seats.select_related("player").order_by("position")
+    return file_from_rows(session, seats, session.rounds.order_by("number"))
+
+
+def rename_round(data: Mapping[str, Any], names: Mapping[str, str]) -> dict[str, Any]:
+    """A copy of a round (of the file, or a stored one) with the player names replaced."""
+
+    def new(name: Any) -> Any:
+        return names.get(name, name) if isinstance(name, str) else name
+
+    out = dict(data)
+    if "events" in data:
+        out["events"] = [
+            {k: new(v) if k in ("player", "challenger") else v for k, v in e.items()}
+            if isinstance(e, Mapping)
+            else e
+            for e in data["events"]
+        ]
+    if "absent" in data:
+        out["absent"] = {new(k): v for k, v in data["absent"].items()}
+    if "join" in data:
+        out["join"] = [new(n) for n in data["join"]]
+    if "bids" in data:
+        out["bids"] = {new(k): v for k, v in data["bids"].items()}
+    if "winner" in data:
+        out["winner"] = new(data["winner"])
+    return out
+
+
+def rename_players(data: Mapping[str, Any], names: Mapping[str, str]) -> dict[str, Any]:
+    """A copy of session file ``data`` with every player name in ``names`` replaced.
+
+    Names are in the players list, the start totals, the teams, the first dealer, and in every
+    round: events (``player``, ``challenger``), absent, join, bids and the pot winner.
+    """
+
+    def new(name: Any) -> Any:
+        return names.get(name, name) if isinstance(name, str) else name
+
+    out = dict(data)
+    out["players"] = [new(n) for n in data.get("players", [])]
+    out["rounds"] = [rename_round(r, names) for r in data.get("rounds", [])]
+    if "start" in data:
+        out["start"] = {new(k): v for k, v in data["start"].items()}
+    if "teams" in data:
+        out["teams"] = {side: [new(n) for n in members] for side, members in data["teams"].items()}
+    if "dealer" in data:
+        out["dealer"] = new(data["dealer"])
+    return out
+
+
+def all_names(data: Mapping[str, Any]) -> list[str]:
+    """Every player of a session file, in seating order: the players, then who joined."""
+    names = list(data.get("players", []))
+    for r in data.get("rounds", []):
+        names += [n for n in r.get("join", []) if n not in names]
+    return names

@@ -1,0 +1,82 @@
+"""A club and a few named people, and small helpers to make what tests need."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scoring import services
+from scoring.models import Club, Player, Season, Session
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "shared" / "rules-examples"
+PEOPLE = ["Anne", "Bas", "Cees", "Dirk", "Eva"]
+
+_keys = itertools.count(1)
+
+
+def example_files() -> list[Path]:
+    """The worked examples of RULES.md §15, each with its ``.expected.json``."""
+    return sorted(p for p in EXAMPLES.glob("*.json") if not p.name.endswith(".expected.json"))
+
+
+def load_example(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    expected = path.with_name(path.name.removesuffix(".json") + ".expected.json")
+    return json.loads(path.read_text()), json.loads(expected.read_text())
+
+
+def make_club(name: str = "De Gouden Boer", slug: str = "gouden-boer", **fields: Any) -> Club:
+    return Club.objects.create(name=name, slug=slug, **fields)
+
+
+def make_session(club: Club, players: list[str] | None = None, **options: Any) -> Session:
+    return services.session_start(club=club, players=players or PEOPLE[:4], **options)
+
+
+def new_key() -> str:
+    return f"key-{next(_keys)}"
+
+
+def record(session: Session, event_type: str, player: str, **fields: Any):
+    """Record one event with a fresh key at the version the session shows."""
+    return services.session_record_event(
+        session=session,
+        event={"type": event_type, "player": player, **fields},
+        version=session.version,
+        key=new_key(),
+    )
+
+
+def play_rounds(session: Session, winners: list[str]) -> None:
+    """Rounds without a knock, each won by the next name in ``winners``."""
+    for winner in winners:
+        record(session, "win", winner)
+
+
+@pytest.fixture
+def club(db) -> Club:
+    return make_club()
+
+
+@pytest.fixture
+def people(club) -> dict[str, Player]:
+    return {name: Player.objects.create(club=club, name=name) for name in PEOPLE}
+
+
+@pytest.fixture
+def season(club) -> Season:
+    return Season.objects.create(club=club, name="Winter 2026", starts_on="2026-01-01")
+
+
+@pytest.fixture
+def session(club, people) -> Session:
+    """Anne, Bas, Cees and Dirk at one table, standaard rules, nothing played yet."""
+    return make_session(club)
+
+
+@pytest.fixture
+def user(django_user_model):
+    return django_user_model.objects.create_user(username="scorer", password="x")
