@@ -1,0 +1,35 @@
+"""manage.py import_club FILE [--club SLUG]: a club exported by export_club, into this database."""
+
+import sys
+
+from django.core.management.base import BaseCommand, CommandError
+
+from scoring import services
+from scoring.engine import Refusal
+from scoring.sessionfile import SessionFileError, load_json
+
+
+class Command(BaseCommand):
+    help = "Load a club exported by export_club (- for stdin). An existing club is never touched."
+
+    def add_arguments(self, parser):
+        parser.add_argument("file", help="the export, or - to read it from stdin")
+        parser.add_argument("--club", help="refuse the file unless it is this club's (a slug)")
+
+    def handle(self, *args, file, club, **options):
+        try:
+            if file == "-":
+                text = sys.stdin.read()
+            else:
+                with open(file, encoding="utf-8") as handle:
+                    text = handle.read()
+            data = load_json(text, what="club export")
+            imported = services.club_import(data=data, slug=club)
+        except (OSError, SessionFileError, services.ServiceError) as error:
+            raise CommandError(str(error)) from None
+        except Refusal as refusal:
+            raise CommandError(str(refusal)) from None
+        self.stdout.write(
+            f"Imported {imported.name} ({imported.slug}): {imported.players.count()} players, "
+            f"{imported.sessions.count()} sessions."
+        )
