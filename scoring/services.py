@@ -168,9 +168,17 @@ def _guest(club: Club, name: str) -> Player:
 def _canonical(club: Club, data: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Player]]:
     """The file with every name spelled as the club's player, and those players by name."""
     players = _club_players(club, all_names(data))
-    renames = {given: p.name for given, p in players.items() if given != p.name}
-    data = rename_players(data, renames) if renames else dict(data)
-    return data, {p.name: p for p in players.values()}
+    if any(given != p.name for given, p in players.items()):
+        # "anne" may be written anywhere (events, dealer, start totals): all become "Anne".
+        data = rename_players(
+            data, _IgnoringCase({g.casefold(): p.name for g, p in players.items()})
+        )
+    return dict(data), {p.name: p for p in players.values()}
+
+
+class _IgnoringCase(dict):
+    def get(self, key: Any, default: Any = None) -> Any:
+        return super().get(key.casefold(), default) if isinstance(key, str) else default
 
 
 # --- creating sessions ---------------------------------------------------------------------
