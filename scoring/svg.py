@@ -223,7 +223,7 @@ CHART_COLOURS = (
 )
 _DASHES = ("", "", "", "", "7 4", "7 4", "2 4", "2 4")
 
-_W = 320  # viewBox width: at 375 px wide the 12-unit text is about 13 px
+_W = 320  # viewBox width: on a 375 px phone the 13-unit text is about 13 px
 _PLOT = (30, 10, 310, 170)  # left, top, right, bottom of the plot area
 _LEGEND_ROW = 18
 _NAME_MAX = 16
@@ -342,8 +342,8 @@ def score_chart(
         max_label = labels.get("max", "{max}").replace("{max}", str(max_points))
         texts.append(
             format_html(
-                '<text class="lei-chart__max-label" x="{}" y="{}" text-anchor="end">{}</text>',
-                right,
+                '<text class="lei-chart__max-label" x="{}" y="{}">{}</text>',
+                left + 4,
                 _n(y - 5),
                 max_label,
             )
@@ -387,7 +387,7 @@ def score_chart(
     height = legend_top + max(min(len(names), per_column), 1) * _LEGEND_ROW - 8
     return format_html(
         '<svg class="lei-chart" viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="img" '
-        'aria-label="{title}" font-family="system-ui,sans-serif" font-size="12" '
+        'aria-label="{title}" font-family="system-ui,sans-serif" font-size="13" '
         'fill="currentColor"><title>{title}</title><desc>{desc}</desc>'
         '<g fill="none" stroke-width="3" stroke-linecap="round" stroke-linejoin="round">'
         "{lines}</g>{texts}</svg>",
