@@ -35,7 +35,8 @@ at line 1, column 33
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
-        problem = "is cut off" if error.pos >= len(text.rstrip()) else f"breaks ({error.msg})"
+        cut_off = error.pos >= len(text.rstrip()) or error.msg.startswith("Unterminated")
+        problem = "is cut off" if cut_off else f"breaks ({error.msg})"
         raise SessionFileError(
             f"not a valid {what}: the JSON {problem} at line {error.lineno}, column {error.colno}"
         ) from None
