@@ -381,6 +381,7 @@ class AuditEntry(models.Model):
         ROTATE_TOKEN = "rotate_token", _("scorer link renewed")
         REVOKE_TOKEN = "revoke_token", _("scorer link revoked")
         MERGE = "merge", _("players merged")
+        RENAME = "rename", _("player renamed")
 
     session = models.ForeignKey(
         Session, on_delete=models.SET_NULL, null=True, blank=True, related_name="audit_entries"

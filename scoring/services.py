@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, QuerySet
 from django.db.models.functions import Lower
 from django.utils import timezone
 
@@ -201,7 +201,9 @@ def session_start(
 ) -> Session:
     """Sit ``players`` down in this order and start a session by the club's house rules.
 
-    ``preset`` and ``overrides`` default to the club's; pass them to play other rules tonight.
+    Without ``preset`` the club's house rules are played, with ``overrides`` on top of the
+    club's own; with a ``preset`` only that preset and ``overrides``. Example: a club on
+    ``{"max_points": 15}`` plays ``overrides={"blind_knock": False}`` at 15 points.
     Unknown names become guests of the club; the rules are checked by the engine and their
     resolved form is stored with the session.
     """
@@ -213,7 +215,7 @@ def session_start(
         "format": FORMAT,
         "game": game,
         "preset": club.preset if preset is None else preset,
-        "rules": dict(club.rules if overrides is None and preset is None else overrides or {}),
+        "rules": {**(club.rules if preset is None else {}), **(overrides or {})},
         "players": [name(p) for p in players],
         "rounds": [],
     }
@@ -441,7 +443,7 @@ def _write(
     key: str | None,
     actor: Any,
     action: str,
-    change: Callable[[Session, list[Round]], _Change],
+    change: Callable[[Session, list[Round], list[dict[str, Any]]], _Change],
 ) -> RecordOutcome:
     actor = _actor(actor)
     with transaction.atomic():
@@ -470,11 +472,11 @@ def _write(
                 scored=Exists(RoundScore.objects.filter(round=OuterRef("pk")))
             )
         )
-        todo = change(locked, rounds)
-        if todo.ended is not None:
-            locked.ended = todo.ended
         data = file_from_rows(locked, seats, rounds)
+        todo = change(locked, rounds, list(data["rounds"]))
         data["rounds"] = todo.rounds
+        if todo.ended is not None:
+            locked.ended = data["ended"] = todo.ended
         result = replay(data, open_round=True)  # a Refusal leaves everything as it was
 
         # 4. Store what changed: the rounds from ``first`` on, and their projection.
@@ -561,10 +563,6 @@ def _open_round(rounds: list[Round]) -> Round | None:
     return last if last is not None and not last.scored else None
 
 
-def _files(rounds: list[Round], game: str) -> list[dict[str, Any]]:
-    return [round_to_file(r, game) for r in rounds]
-
-
 def _with_event(round_data: dict[str, Any], event: Any, game: str) -> dict[str, Any]:
     """A round of the file with one more event (in the pot game: a bid or the winner)."""
     if game != "pot":
@@ -592,8 +590,7 @@ def session_record_event(
     ``"fold"``), or the last-trick winner, ``{"type": "win", "player": "Anne"}``.
     """
 
-    def change(locked: Session, rounds: list[Round]) -> _Change:
-        files = _files(rounds, locked.game)
+    def change(locked: Session, rounds: list[Round], files: list[dict]) -> _Change:
         if _open_round(rounds) is None:
             files.append({"events": []} if locked.game != "pot" else {"bids": {}})
         number = len(files)
@@ -619,8 +616,7 @@ def session_set_presence(
 ) -> RecordOutcome:
     """Who is away (``"toilet"``/``"drinks"``) and who sits down in the round about to start."""
 
-    def change(locked: Session, rounds: list[Round]) -> _Change:
-        files = _files(rounds, locked.game)
+    def change(locked: Session, rounds: list[Round], files: list[dict]) -> _Change:
         current = _open_round(rounds)
         if current is not None and current.events:
             raise RoundStarted(current.number)
@@ -657,8 +653,7 @@ def session_undo(*, session: Session, version: int, key: str, actor: Any = None)
     started. A round that is left empty disappears. In the pot game undo after the pot was
     shared out takes the sharing back."""
 
-    def change(locked: Session, rounds: list[Round]) -> _Change:
-        files = _files(rounds, locked.game)
+    def change(locked: Session, rounds: list[Round], files: list[dict]) -> _Change:
         if locked.game == "pot" and locked.ended:
             return _Change(
                 rounds=files,
@@ -700,7 +695,7 @@ def round_replace_events(
     """Correct a round: its events (and, when given, absent and joining players) are replaced
     and the whole session is replayed, so totals, who went out and the winner follow."""
 
-    def change(locked: Session, rounds: list[Round]) -> _Change:
+    def change(locked: Session, rounds: list[Round], files: list[dict]) -> _Change:
         if not 1 <= number <= len(rounds):
             raise UnknownRound(number)
         old = rounds[number - 1]
@@ -710,7 +705,6 @@ def round_replace_events(
             absent=dict(old.absent if absent is None else absent),
             join=list(old.join) if join is None else [p.name for p in new_players.values()],
         )
-        files = _files(rounds, locked.game)
         files[number - 1] = round_to_file(new, locked.game)
         return _Change(
             rounds=files,
@@ -736,8 +730,7 @@ def session_finish(
     strafpunten session that the engine has not finished yet ends with the places as they are
     (closing time); its next recorded event opens it again."""
 
-    def change(locked: Session, rounds: list[Round]) -> _Change:
-        files = _files(rounds, locked.game)
+    def change(locked: Session, rounds: list[Round], files: list[dict]) -> _Change:
         return _Change(
             rounds=files,
             first=len(files) + 1,
@@ -842,44 +835,13 @@ def player_merge(*, keep: Player, remove: Player, actor: Any = None) -> Player:
         raise MergeRefused(f"{keep.name} and {remove.name} play in different clubs")
     with transaction.atomic():
         session_ids = list(Seat.objects.filter(player=remove).values_list("session_id", flat=True))
-        sessions = list(
-            Session.objects.select_for_update().filter(pk__in=session_ids).order_by("pk")
-        )
+        sessions = Session.objects.select_for_update().filter(pk__in=session_ids)
         shared = Seat.objects.filter(player=keep, session_id__in=session_ids)
         if shared.exists():
             raise MergeRefused(
                 f"{keep.name} and {remove.name} both sat in session {shared.first().session_id}"
             )
-        names = {remove.name: keep.name}
-        rounds = list(Round.objects.filter(session_id__in=session_ids))
-        for session in sessions:
-            header = rename_players(
-                {
-                    "players": [],
-                    "start": session.start,
-                    "teams": session.teams or {},
-                    "dealer": session.first_dealer,
-                },
-                names,
-            )
-            session.start = header["start"]
-            session.teams = header["teams"] or None
-            session.first_dealer = header["dealer"]
-            session.version += 1
-            session.updated_at = timezone.now()
-        for round_ in rounds:
-            renamed = rename_round(
-                {"events": round_.events, "absent": round_.absent, "join": round_.join}, names
-            )
-            round_.events, round_.absent, round_.join = (
-                renamed["events"],
-                renamed["absent"],
-                renamed["join"],
-            )
-        Session.objects.bulk_update(
-            sessions, ["start", "teams", "first_dealer", "version", "updated_at"]
-        )
-        Round.objects.bulk_update(rounds, ["events", "absent", "join"])
+        _rename_in_sessions(sessions, {remove.name: keep.name})
         Seat.objects.filter(player=remove).update(player=keep)
         RoundScore.objects.filter(player=remove).update(player=keep)
         SessionResult.objects.filter(player=remove).update(player=keep)
@@ -901,6 +863,71 @@ def player_merge(*, keep: Player, remove: Player, actor: Any = None) -> Player:
         )
         remove.delete()
     return keep
+
+
+def player_rename(*, player: Player, name: str, actor: Any = None) -> Player:
+    """Give a player another name, also in the events of every session they sat in (a name
+    is how a session's events point at a player, so it cannot change in one place only)."""
+    actor = _actor(actor)
+    name = name.strip()
+    if not name:
+        raise PlayerNameClash("every player needs a name")
+    with transaction.atomic():
+        clash = (
+            Player.objects.annotate(lower_name=Lower("name"))
+            .filter(club_id=player.club_id, lower_name=name.lower())
+            .exclude(pk=player.pk)
+        )
+        if clash.exists():
+            raise PlayerNameClash(f"the club has a player called {name} already")
+        old = player.name
+        sessions = Session.objects.select_for_update().filter(seats__player=player)
+        _rename_in_sessions(sessions, {old: name})
+        player.name = name
+        player.save(update_fields=["name"])
+        AuditEntry.objects.create(
+            club_id=player.club_id,
+            user=actor.user,
+            by_scorer_token=actor.scorer_token,
+            action=Action.RENAME,
+            before={"name": old},
+            after={"name": name},
+        )
+    return player
+
+
+def _rename_in_sessions(sessions: QuerySet[Session], names: Mapping[str, str]) -> None:
+    """Rewrite player names in the locked ``sessions``: header, rounds; bump their versions."""
+    sessions = list(sessions.order_by("pk"))
+    now = timezone.now()
+    for session in sessions:
+        header = rename_players(
+            {
+                "start": session.start,
+                "teams": session.teams or {},
+                "dealer": session.first_dealer,
+            },
+            names,
+        )
+        session.start = header["start"]
+        session.teams = header["teams"] or None
+        session.first_dealer = header["dealer"]
+        session.version += 1
+        session.updated_at = now
+    rounds = list(Round.objects.filter(session__in=[s.pk for s in sessions]))
+    for round_ in rounds:
+        renamed = rename_round(
+            {"events": round_.events, "absent": round_.absent, "join": round_.join}, names
+        )
+        round_.events, round_.absent, round_.join = (
+            renamed["events"],
+            renamed["absent"],
+            renamed["join"],
+        )
+    Session.objects.bulk_update(
+        sessions, ["start", "teams", "first_dealer", "version", "updated_at"]
+    )
+    Round.objects.bulk_update(rounds, ["events", "absent", "join"])
 
 
 # --- a whole club --------------------------------------------------------------------------

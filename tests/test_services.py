@@ -452,3 +452,32 @@ def test_query_count_of_a_recorded_event(session, django_assert_num_queries):
         # DELETE the session results, INSERT them again (one bulk insert)
         # UPDATE the session, INSERT the audit entry, INSERT the key, RELEASE SAVEPOINT
         record(session, "win", "Bas")
+
+
+@pytest.mark.django_db
+def test_rename_rewrites_the_events_so_the_session_still_replays(session, people):
+    record(session, "knock", "Bas")
+    record(session, "win", "Anne")
+    services.player_rename(player=people["Bas"], name="Bastiaan")
+    file = Session.objects.get(pk=session.pk).to_file()
+    assert file["players"] == ["Anne", "Bastiaan", "Cees", "Dirk"]
+    assert file["rounds"][0]["events"][0] == {"type": "knock", "player": "Bastiaan"}
+    assert replay(file).totals["Bastiaan"] == 2
+    with pytest.raises(services.PlayerNameClash):
+        services.player_rename(player=people["Cees"], name="ANNE")
+
+
+@pytest.mark.django_db
+def test_house_rules_are_the_default_and_overrides_go_on_top(club, people):
+    club.preset = "gezin"
+    club.rules = {"max_points": 6}
+    club.save()
+    house = make_session(club, overrides={"laundry": False})
+    assert (house.preset, house.rules["max_points"], house.rules["max_stake"]) == ("gezin", 6, 2)
+    assert house.rules["laundry"] is False
+    other = make_session(club, preset="standaard")
+    assert (other.preset, other.rules["max_points"], other.rules["max_stake"]) == (
+        "standaard",
+        10,
+        None,
+    )
