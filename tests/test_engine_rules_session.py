@@ -46,6 +46,8 @@ def test_a_round_after_the_session_finished_is_refused():
 
 
 def test_all_go_out_in_the_same_round_the_lowest_total_before_wins():
+    """Reading: the winner of such a round is the toepkoning, not one of the eliminated, even
+    though their total reached max_points too (RULES.md §10 does not list them either way)."""
     result = play(
         [ev("win", "A"), ev("penalty", "A", points=3, reason="house rule")],
         players="ABC",
@@ -674,3 +676,108 @@ def test_view_of_a_finished_session():
     table = view(NO_KNOCK_A_WINS, players="AB", start={"B": 9}, armoede=False)
     assert table.finished is True
     assert table.totals == {"A": 0, "B": 10}
+
+
+def test_view_a_recorded_stay_answers_the_raise():
+    table = view([ev("knock", "B"), ev("stay", "C")])
+    assert table.may_fold["C"].code == "answered_already"
+    assert table.may_stay["C"].code == "answered_already"
+    assert table.may_fold["D"] is None
+
+
+# --- more of §10, §11 and §14 -----------------------------------------------------------------
+
+
+def test_five_crosses_putting_out_the_last_other_player_makes_the_winner_toepkoning():
+    result = play(*[NO_KNOCK_A_WINS] * 5, players="AB", five_crosses=True)
+    assert result.totals == {"A": 0, "B": 5}
+    assert result.eliminated == ["B"]
+    assert result.finished is True
+    assert result.winner == "A"
+
+
+def test_penalty_for_a_folded_player_comes_on_top_of_the_fold():
+    result = play(
+        [
+            ev("knock", "B"),
+            ev("fold", "C"),
+            ev("penalty", "C", points=1, reason="peek"),
+            ev("win", "A"),
+        ]
+    )
+    assert row(result) == [0, 2, 2, 2]
+
+
+def test_penalty_for_a_player_away_for_drinks_is_refused():
+    error = refusal(
+        {
+            "absent": {"D": "drinks"},
+            "events": [ev("penalty", "D", points=1, reason="peek"), ev("win", "A")],
+        }
+    )
+    refused_at(error, "not_in_round", 1, 1)
+
+
+def test_jack_beaten_needs_a_last_trick():
+    """All fold: no last trick was played, so no jack was beaten in it."""
+    error = refusal(
+        [
+            ev("knock", "B"),
+            ev("fold", "C"),
+            ev("fold", "D"),
+            ev("fold", "A"),
+            ev("jack_beaten", "C"),
+        ],
+        jack_beaten_by_queen=1,
+    )
+    refused_at(error, "round_over", 1, 5)
+
+
+def test_disqualify_leaving_one_active_player_ends_the_round():
+    result = play(
+        [ev("knock", "A"), ev("fold", "B"), ev("fold", "C"), ev("disqualify", "D")],
+    )
+    assert row(result) == [0, 1, 1, 0]
+    assert result.rounds[0].winner == "A"
+    assert result.eliminated == ["D"]
+
+
+def test_session_file_unknown_event_message():
+    error = refusal([ev("knock", "A"), ev("jump", "B"), ev("win", "A")])
+    assert str(error) == "round 1, event 2: unknown event type jump"
+
+
+def test_session_file_a_round_that_is_not_an_object_says_so_and_where():
+    with pytest.raises(Refusal) as caught:
+        replay(
+            {
+                "format": "toepen/1",
+                "players": ["A", "B"],
+                "rounds": [{"events": NO_KNOCK_A_WINS}, 7],
+            }
+        )
+    refused_at(caught.value, "invalid_file", 2)
+    assert "not a valid session file" in str(caught.value)
+
+
+def test_session_file_an_event_that_is_not_an_object_says_so_and_where():
+    with pytest.raises(Refusal) as caught:
+        replay({"format": "toepen/1", "players": ["A", "B"], "rounds": [{"events": ["win"]}]})
+    refused_at(caught.value, "invalid_file", 1, 1)
+
+
+def test_a_round_needs_two_players_present():
+    error = refusal({"absent": {"B": "drinks"}, "events": NO_KNOCK_A_WINS}, players="AB")
+    refused_at(error, "too_few_players", 1)
+
+
+def test_at_most_eight_players():
+    error = refusal({"join": ["I"], "events": NO_KNOCK_A_WINS}, players="ABCDEFGH")
+    refused_at(error, "too_many_players", 1)
+
+
+def test_view_playing_for_their_death_with_cap_none_is_shown_but_may_knock():
+    """Same reading as test_playing_for_their_death_may_raise_with_cap_none (kroegtoepen)."""
+    table = view([ev("knock", "B"), ev("stay", "A")], start={"A": 8}, knock_cap="none")
+    assert table.playing_for_death == ["A"]
+    assert table.may_knock["A"] is None
