@@ -251,10 +251,12 @@ def session_import(
     actor: Any = None,
 ) -> Session:
     """Store a ``toepen/1`` session file; the engine checks it whole first (a ``Refusal``)."""
-    replay(data, open_round=True)  # refuse a broken file before anything is looked up
+    result = replay(data, open_round=True)  # refuse a broken file before anything is looked up
     with transaction.atomic():
-        data, by_name = _canonical(club, data)
-        result = replay(data, open_round=True)
+        canonical, by_name = _canonical(club, data)
+        if canonical != data:  # names spelled otherwise than the club's: replay what is stored
+            result = replay(canonical, open_round=True)
+        data = canonical
         return _session_create(
             club=club,
             data=data,
