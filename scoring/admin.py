@@ -612,12 +612,9 @@ class RoundAdmin(ClubScopedAdmin):
         if request.method == "POST":
             if not can_change:
                 raise PermissionDenied
-            formset = EventFormSet(
-                request.POST,
-                initial=initial_events,
-                prefix="events",
-                form_kwargs={"players": players},
-            )
+            # No initial here: a posted row that happens to equal the row shown at its place is
+            # still a row (with initial, Django would drop it from an added row as "unchanged").
+            formset = EventFormSet(request.POST, prefix="events", form_kwargs={"players": players})
             presence = PresenceForm(request.POST, initial=presence_initial, players=players)
             if formset.is_valid() and presence.is_valid():
                 try:
