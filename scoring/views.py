@@ -1,8 +1,847 @@
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
-from django.views.decorators.http import require_GET
+"""The pages of the lei: home, login, starting a session, the tablet, corrections, viewers.
+
+Every write is one POST that goes through ``scoring.services`` (which asks the engine); the
+buttons come from the engine's ``TableView``, never from rules known here. An HTMX POST gets the
+``#live`` partial of the tablet page back (the round panel and the sheet); a plain POST is
+redirected back to the page (POST/redirect/GET), so everything works without JavaScript.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+import segno
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseForbidden,
+    HttpResponseNotModified,
+)
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.formats import number_format
+from django.utils.translation import get_language, gettext
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from scoring import access, services
+from scoring.engine import Refusal, replay
+from scoring.forms import (
+    RANK_LABELS,
+    EventForm,
+    EventRowFormSet,
+    PresenceForm,
+    SessionStartForm,
+    VersionForm,
+    event_row_initial,
+    refusal_text,
+    translated_error,
+)
+from scoring.models import Game, Player, Round, Session
+from scoring.sessionfile import file_from_rows
+from scoring.svg import tally_from_results
+
+# --- access helpers --------------------------------------------------------------------------
+
+
+def _scorer(request: HttpRequest, pk: int) -> access.ScorerAccess:
+    """The session if this request may score it; raises 404, or ``LoginNeeded``."""
+    return access.get_session_for_scorer(request, pk)
+
+
+def _with_scorer(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Run ``view(request, scorer, ...)``; an anonymous request without a scorer link is sent
+    to the login page (GET) or refused (POST)."""
+
+    def wrapped(request: HttpRequest, pk: int, *args: Any, **kwargs: Any) -> HttpResponse:
+        try:
+            scorer = _scorer(request, pk)
+        except access.LoginNeeded:
+            if request.method == "POST":
+                return HttpResponseForbidden(gettext("Log in of open de scorerlink."))
+            return redirect_to_login(request.get_full_path())
+        return view(request, scorer, *args, **kwargs)
+
+    wrapped.__name__ = view.__name__
+    wrapped.__doc__ = view.__doc__
+    return wrapped
+
+
+def new_key() -> str:
+    """A fresh idempotency key for one rendered form (the template calls it per form)."""
+    return secrets.token_urlsafe(16)
+
+
+# --- the lei as the pages show it ------------------------------------------------------------
+
+
+@dataclass
+class Column:
+    """One seat of the sheet."""
+
+    name: str
+    side: str = ""
+    total: int = 0
+    jack_dots: list[int] = field(default_factory=list)
+    lives: int | None = None
+    out: bool = False
+    dealer: bool = False
+    leader: bool = False
+    armoede: bool = False
+    for_death: bool = False
+    absent: str = ""
+    toepkoning: bool = False
+    money: str = ""  # the pot game: the balance in euros
+
+
+@dataclass
+class Cell:
+    points: int | None  # None: not in this round
+    money: str = ""
+    won: bool = False
+    jack: bool = False
+    folded: bool = False
+    absent: str = ""
+    out: bool = False
+
+
+@dataclass
+class HistoryRow:
+    number: int
+    stake: int
+    winner: str | None
+    jack: bool
+    cells: list[Cell]
+
+
+@dataclass
+class PanelPlayer:
+    name: str
+    knock: str | None  # None: may knock; else why not
+    blind: str | None
+    win: str | None
+    fold: str | None
+    stay: str | None
+    answering: bool
+    folded: bool
+    fold_cost: int | None
+    dealer: bool
+    leader: bool
+    armoede: bool
+    for_death: bool
+    absent: str
+
+
+@dataclass
+class PotPlayer:
+    name: str
+    declared: str  # "" while waiting, else the bid in euros or "pas"
+    waiting: bool
+    can_win: bool
+
+
+@dataclass
+class Lei:
+    session: Session
+    data: dict[str, Any]
+    result: Any
+    view: Any
+    columns: list[Column]
+    history: list[HistoryRow]
+    live_line: list[str]
+    players: list[PanelPlayer] = field(default_factory=list)
+    pot_players: list[PotPlayer] = field(default_factory=list)
+    pot: str = ""
+    max_bid: str = ""
+    chart: dict[str, list[int]] = field(default_factory=dict)
+    toepkoning: str | None = None
+    seated: list[str] = field(default_factory=list)  # alive players, for absent / penalties
+    open_join: list[str] = field(default_factory=list)
+    round_open: bool = False  # the last stored round is still being played
+
+    @property
+    def is_pot(self) -> bool:
+        return self.session.game == Game.POT
+
+    @property
+    def finished(self) -> bool:
+        return bool(self.result.finished) or self.session.status != Session.Status.RUNNING
+
+    @property
+    def locked(self) -> bool:
+        return self.session.status == Session.Status.LOCKED
+
+    @property
+    def unit_is_lives(self) -> bool:
+        return self.result.rules.get("unit") == "lives"
+
+    @property
+    def unit(self) -> str:
+        return self.result.rules.get("unit", "points")
+
+    @property
+    def presence(self) -> list[tuple[str, str]]:
+        """Each seated player and why they are away this round ("" when at the table)."""
+        absent = getattr(self.view, "absent", {})
+        return [(name, absent.get(name, "")) for name in self.seated]
+
+    @property
+    def start_refusal(self) -> str:
+        refusal = getattr(self.view, "refusal", None)
+        return refusal_text(refusal) if refusal is not None else ""
+
+    @property
+    def ranks(self) -> list[tuple[str, Any]]:
+        return list(RANK_LABELS.items())
+
+
+def euros(cents: int) -> str:
+    return "€\u00a0" + number_format(Decimal(cents) / 100, 2, force_grouping=True)
+
+
+def _load_lei(session: Session) -> Lei:
+    """Read the session's log (two queries: seats with players, rounds) and replay it."""
+    seats = list(session.seats.select_related("player").order_by("position"))
+    rounds = list(session.rounds.order_by("number"))
+    data = file_from_rows(session, seats, rounds)
+    return _build_lei(session, data)
+
+
+def _build_lei(session: Session, data: dict[str, Any]) -> Lei:
+    result = replay(data, open_round=True)
+    view = result.what_now()
+    if result.game == "pot":
+        return _build_pot(session, data, result, view)
+    teams = result.teams or {}
+    side_of = {p: side for side, members in teams.items() for p in members}
+    start = data.get("start") or {}
+    out = set(result.eliminated)
+    max_points = result.rules["max_points"]
+    king = result.toepkoning
+    columns: list[Column] = []
+    for name in result.players:
+        unit = side_of.get(name, name)
+        series = [start.get(unit, 0)] if start.get(unit) else []
+        for rr in result.rounds:
+            if rr.side_points is not None:
+                series.append(rr.side_points.get(unit, 0))
+            else:
+                series.append(rr.points.get(name, 0))
+        total = result.totals.get(unit, 0)
+        strokes, dots = tally_from_results(series)
+        columns.append(
+            Column(
+                name=name,
+                side=side_of.get(name, ""),
+                total=total,
+                jack_dots=dots if strokes == total else [],
+                lives=max_points - total if result.rules.get("unit") == "lives" else None,
+                out=unit in out,
+                dealer=view.dealer == name,
+                leader=view.leader == name,
+                armoede=name in view.armoede,
+                for_death=name in view.playing_for_death,
+                absent=view.absent.get(name, ""),
+                toepkoning=king is not None and king == unit,
+            )
+        )
+    history = []
+    for rr in reversed(result.rounds):
+        cells = []
+        for name in result.players:
+            played = name in rr.points
+            cells.append(
+                Cell(
+                    points=rr.points.get(name) if played else None,
+                    won=rr.winner == name,
+                    jack=rr.winner == name and rr.jack,
+                    folded=name in rr.folds,
+                    absent=rr.absent.get(name, ""),
+                    out=side_of.get(name, name) in rr.eliminated,
+                )
+            )
+        history.append(HistoryRow(rr.number, rr.stake, rr.winner, rr.jack, cells))
+    players = [
+        PanelPlayer(
+            name=name,
+            knock=_why(view.may_knock.get(name)),
+            blind=_why(view.may_blind_knock.get(name)),
+            win=_why(view.may_win.get(name)),
+            fold=_why(view.may_fold.get(name)),
+            stay=_why(view.may_stay.get(name)),
+            answering=name in view.must_answer,
+            folded=name in view.folded,
+            fold_cost=view.folded.get(name),
+            dealer=view.dealer == name,
+            leader=view.leader == name,
+            armoede=name in view.armoede,
+            for_death=name in view.playing_for_death,
+            absent=view.absent.get(name, ""),
+        )
+        for name in view.participants
+    ]
+    round_open = len(data["rounds"]) == view.round_number and not result.finished
+    lei = Lei(
+        session=session,
+        data=data,
+        result=result,
+        view=view,
+        columns=columns,
+        history=history,
+        live_line=[],
+        players=players,
+        toepkoning=king,
+        seated=[c.name for c in columns if not c.out],
+        open_join=list(data["rounds"][-1].get("join", [])) if round_open else [],
+        round_open=round_open,
+    )
+    lei.live_line = _live_line(lei)
+    if result.finished or session.status != Session.Status.RUNNING:
+        lei.chart = _chart(result, data)
+    return lei
+
+
+def _why(refusal: Refusal | None) -> str | None:
+    return None if refusal is None else refusal_text(refusal)
+
+
+def _chart(result: Any, data: dict[str, Any]) -> dict[str, list[int]]:
+    """Each unit's total from the start through every round, for ``{% score_chart %}``."""
+    start = data.get("start") or {}
+    units = list(result.teams) if result.teams else list(result.players)
+    series: dict[str, list[int]] = {u: [start.get(u, 0)] for u in units}
+    for rr in result.rounds:
+        for unit in units:
+            if unit in rr.totals:
+                series[unit].append(rr.totals[unit])
+    return series
+
+
+def _build_pot(session: Session, data: dict[str, Any], result: Any, view: Any) -> Lei:
+    columns = [
+        Column(name=name, total=result.balances.get(name, 0), money=euros(result.balances[name]))
+        for name in result.players
+    ]
+    history = [
+        HistoryRow(
+            rr.number,
+            0,
+            rr.winner,
+            False,
+            [
+                Cell(
+                    points=rr.points.get(name, 0),
+                    money=euros(rr.points.get(name, 0)),
+                    won=rr.winner == name,
+                )
+                for name in result.players
+            ],
+        )
+        for rr in reversed(result.rounds)
+    ]
+    everyone_declared = not view.waiting and not view.finished
+    bidders = [p for p, bid in view.bids.items() if bid != "fold"]
+    pot_players = [
+        PotPlayer(
+            name=name,
+            declared=(
+                ""
+                if name not in view.bids
+                else gettext("pas")
+                if view.bids[name] == "fold"
+                else euros(view.bids[name])
+            ),
+            waiting=name in view.waiting,
+            can_win=everyone_declared and (name in bidders or not bidders),
+        )
+        for name in result.players
+    ]
+    round_open = len(data["rounds"]) == view.round_number and not view.finished
+    lei = Lei(
+        session=session,
+        data=data,
+        result=result,
+        view=view,
+        columns=columns,
+        history=history,
+        live_line=[],
+        pot_players=pot_players,
+        pot=euros(view.pot),
+        max_bid=f"{view.max_bid / 100:.2f}",  # an <input type=number> attribute: a dot
+        round_open=round_open,
+    )
+    lei.live_line = [
+        gettext("%(player)s past") % {"player": p}
+        if bid == "fold"
+        else gettext("%(player)s biedt %(amount)s") % {"player": p, "amount": euros(bid)}
+        for p, bid in view.bids.items()
+    ]
+    return lei
+
+
+def _live_line(lei: Lei) -> list[str]:
+    """What happened so far in the round being played, in words: "Bas toept — inzet 2 — …".
+
+    The stake after a knock is the engine's: the round is replayed up to that event.
+    """
+    view = lei.view
+    if not lei.round_open or view.finished:
+        return []
+    events = view.events
+    parts: list[str] = []
+    if view.armoede:
+        parts.append(
+            gettext("%(players)s in armoede — inzet %(stake)s")
+            % {"players": ", ".join(view.armoede), "stake": _stake_after(lei, 0)}
+        )
+    absent_words = {"toilet": gettext("naar het toilet"), "drinks": gettext("haalt drinken")}
+    for name, why in view.absent.items():
+        parts.append(f"{name} {absent_words.get(why, why)}")
+    for index, event in enumerate(events, start=1):
+        player = event.get("player", "")
+        kind = event.get("type")
+        if kind in ("knock", "blind_knock"):
+            text = (
+                gettext("%(player)s toept")
+                if kind == "knock"
+                else gettext("%(player)s toept blind")
+            )
+            parts.append(text % {"player": player})
+            parts.append(gettext("inzet %(stake)s") % {"stake": _stake_after(lei, index)})
+        elif kind == "fold":
+            parts.append(gettext("%(player)s weg") % {"player": player})
+        elif kind == "stay":
+            parts.append(gettext("%(player)s mee") % {"player": player})
+        elif kind == "laundry":
+            parts.append(gettext("%(player)s heeft vuile was") % {"player": player})
+        elif kind == "penalty":
+            parts.append(
+                gettext("%(player)s krijgt %(points)s strafpunt")
+                % {"player": player, "points": event.get("points")}
+            )
+        elif kind == "jack_beaten":
+            parts.append(gettext("boer van %(player)s geslagen") % {"player": player})
+        elif kind == "disqualify":
+            parts.append(gettext("%(player)s eruit") % {"player": player})
+        else:
+            parts.append(f"{player}: {kind}")
+    return parts
+
+
+def _stake_after(lei: Lei, count: int) -> int:
+    rounds = lei.data["rounds"]
+    last = {**rounds[-1], "events": lei.view.events[:count]}
+    prefix = {**lei.data, "rounds": [*rounds[:-1], last]}
+    return replay(prefix, open_round=True).what_now().stake
+
+
+# --- answers after a write -------------------------------------------------------------------
+
+
+def _tablet_url(session: Session) -> str:
+    return reverse("tablet", args=[session.pk])
+
+
+def _live_context(request: HttpRequest, scorer: access.ScorerAccess, lei: Lei) -> dict[str, Any]:
+    return {
+        "lei": lei,
+        "session": scorer.session,
+        "scorer": scorer,
+        "new_key": new_key,
+        "can_score": not lei.locked,
+    }
+
+
+def _answer(
+    request: HttpRequest,
+    scorer: access.ScorerAccess,
+    *,
+    error: str = "",
+    stale: bool = False,
+    changed: bool = True,
+) -> HttpResponse:
+    """After a write: the fresh panel and sheet (HTMX) or a redirect back (plain POST)."""
+    session = scorer.session
+    notice = gettext("De lei is intussen veranderd.") if stale else ""
+    if not request.htmx:
+        if error:
+            messages.error(request, error)
+        elif notice:
+            messages.warning(request, notice)
+        return redirect(_tablet_url(session))
+    if stale or error:
+        session.refresh_from_db(fields=["version", "status", "scorer_token", "ended"])
+    lei = _load_lei(session)
+    context = _live_context(request, scorer, lei)
+    context.update(error=error, notice=notice)
+    response = render(request, "scoring/tablet.html#live", context)
+    if changed and not error:
+        response["HX-Trigger"] = "leiChanged"
+    return response
+
+
+def _service_error_text(error: services.ServiceError) -> str:
+    if isinstance(error, services.SessionLocked):
+        return gettext("Deze lei is op slot: de club moet hem eerst openen.")
+    if isinstance(error, services.NothingToUndo):
+        return gettext("Er is niets om ongedaan te maken.")
+    if isinstance(error, services.RoundStarted):
+        return gettext(
+            "De ronde is al begonnen: wie weg is of erbij komt, zet je vóór de eerste gebeurtenis."
+        )
+    if isinstance(error, services.UnknownRound):
+        return gettext("Die ronde bestaat niet.")
+    if isinstance(error, services.PlayerNameClash):
+        return gettext("Die naam is al bezet of niet geldig.")
+    return gettext("Dat ging niet.")
+
+
+def _write(
+    request: HttpRequest, scorer: access.ScorerAccess, write: Callable[[], Any]
+) -> HttpResponse:
+    try:
+        write()
+    except services.StaleVersion:
+        return _answer(request, scorer, stale=True)
+    except Refusal as refusal:
+        return _answer(request, scorer, error=refusal_text(refusal))
+    except services.ServiceError as error:
+        return _answer(request, scorer, error=_service_error_text(error))
+    return _answer(request, scorer)
+
+
+# --- home and login --------------------------------------------------------------------------
 
 
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "scoring/home.html")
+    context: dict[str, Any] = {}
+    if request.user.is_authenticated:
+        clubs = access.clubs_for_user(request.user)
+        sessions = Session.objects.filter(club__in=clubs).select_related("club")
+        context = {
+            "clubs": clubs,
+            "running": list(sessions.running().order_by("-updated_at")[:20]),
+            "finished": list(sessions.finished().order_by("-updated_at")[:10]),
+        }
+    return render(request, "scoring/home.html", context)
+
+
+# --- starting a session ----------------------------------------------------------------------
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def session_new(request: HttpRequest) -> HttpResponse:
+    clubs = access.clubs_for_user(request.user)
+    if not clubs:
+        raise Http404("not a member of any club")
+    if request.method == "POST":
+        form = SessionStartForm(request.POST, clubs=clubs)
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                session = services.session_start(
+                    club=data["club"],
+                    players=data["players"],
+                    dealer=data["dealer_name"],
+                    preset=data["preset"],
+                    overrides=data["overrides"],
+                    teams=data["team_sides"],
+                    game=data["game"],
+                    table_label=data.get("table_label") or "",
+                    season=data.get("season"),
+                    actor=request.user,
+                )
+            except Refusal as refusal:
+                form.add_error(None, refusal_text(refusal))
+            except services.ServiceError as error:
+                form.add_error(None, _service_error_text(error))
+            else:
+                return redirect(_tablet_url(session))
+    else:
+        chosen = next((c for c in clubs if str(c.pk) == request.GET.get("club")), clubs[0])
+        initial: dict[str, Any] = {"club": chosen.pk, "preset": chosen.preset}
+        for key, value in (chosen.rules or {}).items():
+            initial[f"rule_{key}"] = (
+                ("ja" if value else "nee") if isinstance(value, bool) else value
+            )
+        form = SessionStartForm(initial=initial, clubs=clubs)
+    wanted = str(form["club"].value() or "")
+    club_id = next((c.pk for c in clubs if str(c.pk) == wanted), clubs[0].pk)
+    players = list(Player.objects.filter(club_id=club_id).order_by("name"))
+    return render(
+        request,
+        "scoring/session_new.html",
+        {
+            "form": form,
+            "clubs": clubs,
+            "players": [p.name for p in players],
+            "found": [p for p in players if not p.is_guest][:24],
+        },
+    )
+
+
+@login_required
+@require_GET
+def player_search(request: HttpRequest) -> HttpResponse:
+    """Club players whose name contains ``q``: chips to tap into the next free seat."""
+    clubs = access.clubs_for_user(request.user)
+    club = next((c for c in clubs if str(c.pk) == request.GET.get("club")), None)
+    if club is None:
+        club = clubs[0] if len(clubs) == 1 else None
+    players = Player.objects.none()
+    if club is not None:
+        players = Player.objects.filter(club=club, is_guest=False)
+        query = request.GET.get("q", "").strip()
+        if query:
+            players = Player.objects.filter(club=club, name__icontains=query)
+    return render(
+        request,
+        "scoring/session_new.html#player-results",
+        {"found": list(players.order_by("name")[:24])},
+    )
+
+
+# --- the scorer link -------------------------------------------------------------------------
+
+
+@require_GET
+def scorer_link(request: HttpRequest, token: str) -> HttpResponse:
+    """A tablet without an account opens the secret link once; the Django session keeps it."""
+    session = access.session_by_scorer_token(token)
+    access.grant_scorer_link(request, session)
+    return redirect(_tablet_url(session))
+
+
+@require_POST
+@_with_scorer
+def scorer_link_change(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
+    """A club admin renews or revokes the scorer link (a plain form)."""
+    if not scorer.is_admin:
+        return HttpResponseForbidden(gettext("Alleen een beheerder van de club kan dit."))
+    if request.POST.get("action") == "revoke":
+        services.session_revoke_token(session=scorer.session, actor=request.user)
+        messages.success(request, gettext("De scorerlink werkt niet meer."))
+    else:
+        services.session_rotate_token(session=scorer.session, actor=request.user)
+        messages.success(request, gettext("Er is een nieuwe scorerlink; de oude werkt niet meer."))
+    return redirect(_tablet_url(scorer.session))
+
+
+# --- the tablet ------------------------------------------------------------------------------
+
+
+def _qr(url: str, label: str) -> str:
+    code = segno.make(url, error="m")
+    return code.svg_inline(scale=4, border=2, dark="#17201d", light="#ffffff", title=label)
+
+
+@require_GET
+@_with_scorer
+def tablet(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
+    session = scorer.session
+    lei = _load_lei(session)
+    context = _live_context(request, scorer, lei)
+    if request.htmx:
+        return render(request, "scoring/tablet.html#live", context)
+    viewer_path = reverse("viewer", args=[access.viewer_token(session.pk)])
+    share = {
+        "viewer_url": request.build_absolute_uri(viewer_path),
+        "viewer_path": viewer_path,
+        "viewer_qr": _qr(request.build_absolute_uri(viewer_path), gettext("Meekijken")),
+    }
+    if session.scorer_token:
+        scorer_path = reverse("scorer_link", args=[session.scorer_token])
+        share["scorer_url"] = request.build_absolute_uri(scorer_path)
+        share["scorer_qr"] = _qr(share["scorer_url"], gettext("Scoren op een andere tablet"))
+    context["share"] = share
+    return render(request, "scoring/tablet.html", context)
+
+
+@require_POST
+@_with_scorer
+def session_event(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
+    """One tap: one event with the version the tablet showed and the tap's key."""
+    form = EventForm(request.POST)
+    if not form.is_valid():
+        return _answer(request, scorer, error=translated_error(form), changed=False)
+    data = form.cleaned_data
+    return _write(
+        request,
+        scorer,
+        lambda: services.session_record_event(
+            session=scorer.session,
+            event=form.event(),
+            version=data["version"],
+            key=data["key"],
+            actor=scorer.actor,
+        ),
+    )
+
+
+@require_POST
+@_with_scorer
+def session_undo(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
+    form = VersionForm(request.POST)
+    if not form.is_valid():
+        return _answer(request, scorer, error=translated_error(form), changed=False)
+    return _write(
+        request,
+        scorer,
+        lambda: services.session_undo(
+            session=scorer.session,
+            version=form.cleaned_data["version"],
+            key=form.cleaned_data["key"],
+            actor=scorer.actor,
+        ),
+    )
+
+
+@require_POST
+@_with_scorer
+def session_presence(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
+    """Who is away (toilet, drinks) and who sits down, before the round's first event."""
+    lei = _load_lei(scorer.session)
+    form = PresenceForm(request.POST, players=lei.seated)
+    if not form.is_valid():
+        return _answer(request, scorer, error=translated_error(form), changed=False)
+    join = list(lei.open_join)
+    new = (form.cleaned_data.get("join") or "").strip()
+    if new:
+        join.append(new)
+    return _write(
+        request,
+        scorer,
+        lambda: services.session_set_presence(
+            session=scorer.session,
+            absent=form.absent(),
+            join=join,
+            version=form.cleaned_data["version"],
+            key=form.cleaned_data["key"],
+            actor=scorer.actor,
+        ),
+    )
+
+
+@require_POST
+@_with_scorer
+def session_finish(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
+    """Closing time, or in the pot game: share the pot out."""
+    form = VersionForm(request.POST)
+    if not form.is_valid():
+        return _answer(request, scorer, error=translated_error(form), changed=False)
+    return _write(
+        request,
+        scorer,
+        lambda: services.session_finish(
+            session=scorer.session,
+            version=form.cleaned_data["version"],
+            key=form.cleaned_data["key"],
+            actor=scorer.actor,
+        ),
+    )
+
+
+# --- correcting a round ----------------------------------------------------------------------
+
+
+@require_http_methods(["GET", "POST"])
+@_with_scorer
+def round_edit(request: HttpRequest, scorer: access.ScorerAccess, number: int) -> HttpResponse:
+    """The events of one round, one row each, to correct; the whole session is replayed."""
+    session = scorer.session
+    round_ = Round.objects.filter(session=session, number=number).first()
+    if round_ is None:
+        raise Http404("no such round")
+    players = list(session.seats.select_related("player").values_list("player__name", flat=True))
+    error = ""
+    if request.method == "POST":
+        formset = EventRowFormSet(request.POST, prefix="events")
+        version_form = VersionForm(request.POST)
+        if formset.is_valid() and version_form.is_valid():
+            events = [f.event() for f in formset.forms if f.cleaned_data.get("type")]
+            try:
+                services.round_replace_events(
+                    session=session,
+                    number=number,
+                    events=events,
+                    version=version_form.cleaned_data["version"],
+                    key=version_form.cleaned_data["key"],
+                    actor=scorer.actor,
+                )
+            except services.StaleVersion:
+                return _answer(request, scorer, stale=True)
+            except Refusal as refusal:
+                error = refusal_text(refusal)
+            except services.ServiceError as service_error:
+                error = _service_error_text(service_error)
+            else:
+                if not request.htmx:
+                    messages.success(
+                        request, gettext("Ronde %(number)s is verbeterd.") % {"number": number}
+                    )
+                return _answer(request, scorer)
+        else:
+            error = translated_error(version_form) if not version_form.is_valid() else ""
+            error = error or gettext("Controleer de regels hieronder.")
+    else:
+        formset = EventRowFormSet(
+            prefix="events", initial=[event_row_initial(e) for e in round_.events]
+        )
+    context = {
+        "session": session,
+        "round": round_,
+        "formset": formset,
+        "players": players,
+        "error": error,
+        "new_key": new_key,
+    }
+    if request.htmx:
+        response = render(request, "scoring/round_edit.html#editor", context)
+        if request.method == "POST":  # the refusal goes into the editor, not over the panel
+            response["HX-Retarget"] = "#editor"
+            response["HX-Reswap"] = "outerHTML"
+        return response
+    return render(request, "scoring/round_edit.html", context)
+
+
+# --- viewers ---------------------------------------------------------------------------------
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+def viewer(request: HttpRequest, signed: str) -> HttpResponse:
+    """The read-only sheet for phones and the pub TV, polled every 2 s with If-None-Match.
+
+    The ETag is made from the session id, its version and the language before anything else
+    is done (one query), so an unchanged sheet costs one indexed lookup and a 304.
+    """
+    if request.method == "POST":
+        return HttpResponseForbidden(gettext("Meekijken kan alleen lezen."))
+    pk = access.session_id_from_viewer_token(signed)
+    version = Session.objects.filter(pk=pk).values_list("version", flat=True).first()
+    if version is None:
+        raise Http404("no such session")
+    tv = request.GET.get("tv") == "1"
+    base = f"lei-{pk}-{version}-{get_language()}{'-tv' if tv else ''}"
+    etag = f'"{base}-{"live" if request.htmx else "page"}"'
+    if etag in request.headers.get("If-None-Match", ""):
+        response: HttpResponse = HttpResponseNotModified()
+    else:
+        session = Session.objects.select_related("club").get(pk=pk)
+        lei = _load_lei(session)
+        # The poll sends If-None-Match itself (static/js/lei.js) with the fragment's ETag.
+        context = {"lei": lei, "session": session, "tv": tv, "live_etag": f'"{base}-live"'}
+        template = "scoring/viewer.html#live" if request.htmx else "scoring/viewer.html"
+        response = render(request, template, context)
+    response["ETag"] = etag
+    response["Cache-Control"] = "no-cache"
+    response["Vary"] = "HX-Request, Cookie, Accept-Language"
+    return response

@@ -1,0 +1,372 @@
+"""The tablet: the page, one POST per tap (HTMX and plain), refusals, stale versions, keys."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from scoring.engine import replay
+from scoring.models import ClubMembership, Session
+from tests.conftest import play_rounds, record
+
+HX = {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture
+def member(club, user):
+    ClubMembership.objects.create(user=user, club=club, role="scorer")
+    return user
+
+
+@pytest.fixture
+def scorer(client, member):
+    client.force_login(member)
+    return client
+
+
+def tablet_url(session: Session) -> str:
+    return reverse("tablet", args=[session.pk])
+
+
+def event_url(session: Session) -> str:
+    return reverse("session_event", args=[session.pk])
+
+
+def post_event(client, session, event_type, player, *, key=None, version=None, htmx=True, **extra):
+    session.refresh_from_db()
+    data = {
+        "type": event_type,
+        "player": player,
+        "version": session.version if version is None else version,
+        "key": key or f"k-{event_type}-{player}-{session.version}",
+        **extra,
+    }
+    return client.post(event_url(session), data, **(HX if htmx else {}))
+
+
+def totals(session: Session) -> dict[str, int]:
+    session.refresh_from_db()
+    return replay(session.to_file(), open_round=True).totals
+
+
+def test_the_tablet_page_shows_a_toep_button_per_player_and_the_sheet(scorer, session):
+    response = scorer.get(tablet_url(session))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert html.count('value="knock"') == 4
+    assert 'id="sheet"' in html
+    assert 'id="live"' in html
+    assert "<html" in html
+
+
+# --- one tap, one event ------------------------------------------------------------------
+
+
+def test_an_htmx_tap_records_the_event_and_returns_the_panel_and_sheet_fragment(scorer, session):
+    response = post_event(scorer, session, "win", "Cees")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "<html" not in html  # the fragment, not the page
+    assert html.lstrip().startswith('<div id="live"')
+    assert 'id="panel"' in html
+    assert 'id="sheet"' in html
+    assert response["HX-Trigger"] == "leiChanged"
+    assert totals(session) == {"Anne": 1, "Bas": 1, "Cees": 0, "Dirk": 1}
+
+
+def test_a_plain_tap_redirects_back_to_the_tablet(scorer, session):
+    response = post_event(scorer, session, "win", "Cees", htmx=False)
+    assert response.status_code == 302
+    assert response["Location"] == tablet_url(session)
+    assert totals(session)["Anne"] == 1
+
+
+@pytest.mark.parametrize(
+    ("event_type", "extra"),
+    [
+        ("knock", {}),
+        ("blind_knock", {}),
+        ("four_of_a_kind", {"rank": "10"}),
+        ("laundry", {"challenger": "Dirk", "genuine": ""}),
+        ("penalty", {"points": "1", "reason": "gekeken"}),
+    ],
+)
+def test_every_action_of_the_panel_is_recorded(scorer, session, event_type, extra):
+    response = post_event(scorer, session, event_type, "Bas", **extra)
+    assert response.status_code == 200
+    assert "notice--error" not in response.content.decode()
+    session.refresh_from_db()
+    assert session.rounds.get().events[0]["type"] == event_type
+
+
+def test_knock_fold_and_winner_take_three_taps(scorer, session):
+    post_event(scorer, session, "knock", "Bas")
+    post_event(scorer, session, "fold", "Cees")
+    post_event(scorer, session, "win", "Dirk")
+    assert totals(session) == {"Anne": 2, "Bas": 2, "Cees": 1, "Dirk": 0}
+
+
+def test_a_win_with_a_boer_takes_a_point_off(scorer, session):
+    post_event(scorer, session, "win", "Anne", jack="on")
+    assert totals(session) == {"Anne": -1, "Bas": 1, "Cees": 1, "Dirk": 1}
+    html = scorer.get(tablet_url(session)).content.decode()
+    assert "boer ●" in html
+
+
+def test_stay_is_recorded_and_jack_beaten_when_played(club, people, scorer):
+    from tests.conftest import make_session
+
+    session = make_session(club, preset="standaard", overrides={"jack_beaten_by_queen": 1})
+    post_event(scorer, session, "knock", "Bas")
+    post_event(scorer, session, "stay", "Cees")
+    post_event(scorer, session, "jack_beaten", "Dirk")
+    session.refresh_from_db()
+    assert [e["type"] for e in session.rounds.get().events] == ["knock", "stay", "jack_beaten"]
+
+
+def test_a_refused_tap_shows_the_engines_message_and_changes_nothing(scorer, session):
+    post_event(scorer, session, "knock", "Bas")
+    session.refresh_from_db()
+    before = (session.version, session.rounds.get().events)
+    response = post_event(scorer, session, "knock", "Bas")  # his own raise
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "notice--error" in html
+    assert "Bas kan niet toepen: de laatste toep is van hemzelf" in html
+    session.refresh_from_db()
+    assert (session.version, session.rounds.get().events) == before
+
+
+def test_a_refusal_is_shown_in_the_users_language(scorer, session):
+    post_event(scorer, session, "knock", "Bas")
+    scorer.cookies["django_language"] = "en"
+    html = post_event(scorer, session, "knock", "Bas").content.decode()
+    assert "Bas cannot knock: the latest raise is their own" in html
+
+
+def test_a_plain_refused_tap_redirects_with_the_message(scorer, session):
+    response = post_event(scorer, session, "fold", "Anne", htmx=False)
+    assert response.status_code == 302
+    page = scorer.get(response["Location"]).content.decode()
+    assert "notice--error" in page
+    assert session.rounds.count() == 0
+
+
+def test_a_stale_tablet_gets_the_fresh_sheet_and_a_notice_and_nothing_changes(scorer, session):
+    record(session, "win", "Cees")  # another tablet
+    response = post_event(scorer, session, "win", "Anne", version=0, key="old-tablet")
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "De lei is intussen veranderd" in html
+    assert 'id="sheet"' in html
+    assert totals(session) == {"Anne": 1, "Bas": 1, "Cees": 0, "Dirk": 1}
+    session.refresh_from_db()
+    assert f'name="version" value="{session.version}"' in html
+
+
+def test_a_stale_plain_post_redirects_with_the_notice(scorer, session):
+    record(session, "win", "Cees")
+    response = post_event(scorer, session, "win", "Anne", version=0, htmx=False)
+    assert response.status_code == 302
+    assert "De lei is intussen veranderd" in scorer.get(response["Location"]).content.decode()
+
+
+def test_a_repeated_key_is_recorded_once(scorer, session):
+    first = post_event(scorer, session, "win", "Cees", key="same-tap", version=0)
+    again = post_event(scorer, session, "win", "Cees", key="same-tap", version=0)
+    assert first.status_code == again.status_code == 200
+    assert "notice--error" not in again.content.decode()
+    assert session.rounds.count() == 1
+    assert totals(session)["Anne"] == 1
+
+
+def test_a_broken_form_is_refused_without_a_change(scorer, session):
+    response = scorer.post(event_url(session), {"type": "nonsense", "player": "Anne"}, **HX)
+    assert "notice--error" in response.content.decode()
+    assert session.rounds.count() == 0
+
+
+def test_undo_takes_back_the_last_event(scorer, session):
+    post_event(scorer, session, "knock", "Bas")
+    session.refresh_from_db()
+    url = reverse("session_undo", args=[session.pk])
+    response = scorer.post(url, {"version": session.version, "key": "undo-1"}, **HX)
+    assert response.status_code == 200
+    assert session.rounds.count() == 0
+
+
+def test_undo_with_nothing_to_undo_says_so(scorer, session):
+    url = reverse("session_undo", args=[session.pk])
+    html = scorer.post(url, {"version": 0, "key": "undo-0"}, **HX).content.decode()
+    assert "Er is niets om ongedaan te maken" in html
+
+
+def test_absent_and_joining_players_before_the_first_event(scorer, session):
+    url = reverse("session_presence", args=[session.pk])
+    data = {"version": 0, "key": "p1", "absent_3": "drinks", "join": "Eva"}
+    response = scorer.post(url, data, **HX)
+    assert "notice--error" not in response.content.decode()
+    view = replay(Session.objects.get(pk=session.pk).to_file(), open_round=True).what_now()
+    assert view.participants == ["Anne", "Bas", "Cees", "Eva"]
+    assert view.absent == {"Dirk": "drinks"}
+
+
+def test_presence_after_the_first_event_is_refused(scorer, session):
+    post_event(scorer, session, "knock", "Bas")
+    session.refresh_from_db()
+    url = reverse("session_presence", args=[session.pk])
+    html = scorer.post(
+        url, {"version": session.version, "key": "p2", "absent_0": "toilet"}, **HX
+    ).content.decode()
+    assert "notice--error" in html
+
+
+def test_finishing_at_closing_time_crowns_nobody_but_shows_the_chart(scorer, session):
+    play_rounds(session, ["Anne", "Bas"])
+    session.refresh_from_db()
+    url = reverse("session_finish", args=[session.pk])
+    html = scorer.post(url, {"version": session.version, "key": "f1"}, **HX).content.decode()
+    assert "Uitgespeeld" in html
+    assert "lei-chart" in html
+
+
+def test_a_finished_session_crowns_the_toepkoning_and_draws_the_chart(scorer, club, people):
+    from tests.conftest import make_session
+
+    session = make_session(club, players=["Anne", "Bas"], overrides={"max_points": 2})
+    play_rounds(session, ["Anne", "Anne"])
+    html = scorer.get(tablet_url(session)).content.decode()
+    assert "Anne is de toepkoning!" in html
+    assert "badge--toepkoning" in html
+    assert "lei-chart" in html
+    assert 'value="knock"' not in html
+
+
+def test_the_sheet_marks_armoede_dealer_and_the_dead(scorer, club, people):
+    from tests.conftest import make_session
+
+    session = make_session(club, players=["Anne", "Bas", "Cees"], overrides={"max_points": 3})
+    play_rounds(session, ["Bas", "Cees"])  # Anne 2 (armoede), Bas 1, Cees 1
+    html = scorer.get(tablet_url(session)).content.decode()
+    assert "badge--armoede" in html
+    assert "badge--deler" in html
+    assert "badge--uitkomst" in html
+    assert "inzet 2" in html
+
+
+def test_lives_are_shown_when_the_unit_is_lives(scorer, club, people):
+    from tests.conftest import make_session
+
+    session = make_session(club, preset="pagat")
+    play_rounds(session, ["Anne"])
+    html = scorer.get(tablet_url(session)).content.decode()
+    assert "nog 9 levens" in html
+
+
+def test_disabled_toep_says_why(scorer, club, people):
+    from tests.conftest import make_session
+
+    session = make_session(club, preset="beginners")
+    html = scorer.get(tablet_url(session)).content.decode()
+    assert 'value="knock"' not in html
+    assert html.count('aria-disabled="true"') >= 4
+    assert "btn__reason" in html
+
+
+# --- correcting a round ------------------------------------------------------------------
+
+
+def edit_url(session, number):
+    return reverse("round_edit", args=[session.pk, number])
+
+
+def editor_data(session, rows, key="edit-1"):
+    session.refresh_from_db()
+    data = {
+        "version": session.version,
+        "key": key,
+        "events-TOTAL_FORMS": str(len(rows)),
+        "events-INITIAL_FORMS": "0",
+        "events-MIN_NUM_FORMS": "0",
+        "events-MAX_NUM_FORMS": "1000",
+    }
+    for i, row in enumerate(rows):
+        for name, value in row.items():
+            data[f"events-{i}-{name}"] = value
+    return data
+
+
+def test_the_round_editor_shows_one_row_per_event(scorer, session):
+    record(session, "knock", "Bas")
+    record(session, "win", "Cees")
+    response = scorer.get(edit_url(session, 1), **HX)
+    html = response.content.decode()
+    assert html.lstrip().startswith('<section id="editor"')
+    assert html.count('name="events-') > 10
+    assert 'value="knock" selected' in html
+
+
+def test_the_round_editor_works_without_javascript(scorer, session):
+    record(session, "win", "Cees")
+    page = scorer.get(edit_url(session, 1))
+    assert "<html" in page.content.decode()
+    data = editor_data(session, [{"type": "win", "player": "Anne"}])
+    response = scorer.post(edit_url(session, 1), data)
+    assert response.status_code == 302
+    assert totals(session) == {"Anne": 0, "Bas": 1, "Cees": 1, "Dirk": 1}
+
+
+def test_correcting_a_round_replays_the_session(scorer, session):
+    record(session, "win", "Cees")
+    record(session, "win", "Dirk")
+    rows = [{"type": "knock", "player": "Bas"}, {"type": "win", "player": "Anne", "jack": "on"}]
+    response = scorer.post(edit_url(session, 1), editor_data(session, rows), **HX)
+    assert response.status_code == 200
+    assert 'id="live"' in response.content.decode()
+    assert totals(session) == {"Anne": 0, "Bas": 3, "Cees": 3, "Dirk": 2}
+
+
+def test_a_refused_correction_shows_the_message_in_the_editor_and_changes_nothing(scorer, session):
+    record(session, "win", "Cees")
+    rows = [{"type": "fold", "player": "Anne"}, {"type": "win", "player": "Cees"}]
+    response = scorer.post(edit_url(session, 1), editor_data(session, rows), **HX)
+    html = response.content.decode()
+    assert response["HX-Retarget"] == "#editor"
+    assert 'id="editor-error"' in html
+    assert totals(session) == {"Anne": 1, "Bas": 1, "Cees": 0, "Dirk": 1}
+
+
+def test_a_stale_correction_gets_the_fresh_sheet(scorer, session):
+    record(session, "win", "Cees")
+    data = editor_data(session, [{"type": "win", "player": "Anne"}])
+    record(session, "win", "Anne")
+    html = scorer.post(edit_url(session, 1), data, **HX).content.decode()
+    assert "De lei is intussen veranderd" in html
+    assert totals(session) == {"Anne": 1, "Bas": 2, "Cees": 1, "Dirk": 2}
+
+
+def test_an_unknown_round_is_404(scorer, session):
+    assert scorer.get(edit_url(session, 9)).status_code == 404
+
+
+# --- the pot game ------------------------------------------------------------------------
+
+
+def test_the_pot_game_bids_folds_and_a_winner_in_euros(scorer, club, people):
+    from tests.conftest import make_session
+
+    session = make_session(club, game="pot", players=["Anne", "Bas"])
+    html = scorer.get(tablet_url(session)).content.decode()
+    assert "Pot:" in html
+    assert "2,00" in html
+    post_event(scorer, session, "bid", "Anne", bid="1.50")
+    post_event(scorer, session, "bid_fold", "Bas")
+    response = post_event(scorer, session, "win", "Anne")
+    assert "notice--error" not in response.content.decode()
+    session.refresh_from_db()
+    result = replay(session.to_file(), open_round=True)
+    assert result.balances == {"Anne": -25, "Bas": -175}
+    url = reverse("session_finish", args=[session.pk])
+    scorer.post(url, {"version": session.version, "key": "share"}, **HX)
+    session.refresh_from_db()
+    assert session.ended
