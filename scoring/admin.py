@@ -43,8 +43,9 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from scoring import services
-from scoring.engine import MESSAGES, Refusal
+from scoring.engine import Refusal
 from scoring.forms_admin import (
+    ClubForm,
     ClubMembershipForm,
     EventForm,
     EventFormSet,
@@ -52,6 +53,7 @@ from scoring.forms_admin import (
     PlayerForm,
     PresenceForm,
     SessionForm,
+    refusal_message,
 )
 from scoring.models import (
     AuditEntry,
@@ -111,23 +113,6 @@ def club_id_of(obj: Any, club_path: str) -> int | None:
         if obj is None:
             return None
     return getattr(obj, f"{last}_id", None)
-
-
-def refusal_message(refusal: Refusal) -> str:
-    """The engine's refusal in the admin's language: its template translated, then filled."""
-    template = MESSAGES.get(refusal.code)
-    detail = refusal.detail(gettext(template) if template else None)
-    if refusal.scope == "rules":
-        return gettext("rules: %(detail)s") % {"detail": detail}
-    if refusal.round is not None and refusal.event is not None:
-        where = gettext("round %(round)s, event %(event)s") % {
-            "round": refusal.round,
-            "event": refusal.event,
-        }
-        return f"{where}: {detail}"
-    if refusal.round is not None:
-        return gettext("round %(round)s: %(detail)s") % {"round": refusal.round, "detail": detail}
-    return detail
 
 
 def service_error_message(error: services.ServiceError) -> str:
@@ -272,6 +257,7 @@ class MembershipInline(ClubScopedInline, admin.TabularInline):
 
 @admin.register(Club)
 class ClubAdmin(ClubScopedAdmin):
+    form = ClubForm
     club_path = "pk"
     # A club admin keeps their club; making and removing clubs is for the site's superusers.
     addable = False

@@ -13,10 +13,11 @@ from typing import Any
 
 from django import forms
 from django.contrib.auth import get_user_model
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from scoring.engine import EVENT_TYPES, RANKS
-from scoring.models import ClubMembership, Player, Session
+from scoring.engine import EVENT_TYPES, MESSAGES, RANKS, Refusal, resolve_rules
+from scoring.models import Club, ClubMembership, Player, Session
 
 RANK_ORDER = ["7", "8", "9", "10", "jack", "queen", "king", "ace"]
 ABSENCE_CHOICES = [("", _("at the table")), ("toilet", _("toilet")), ("drinks", _("drinks"))]
@@ -34,7 +35,27 @@ EVENT_LABELS = {
 }
 
 
-# --- people by username --------------------------------------------------------------------
+# --- the engine's refusals in the admin's language ------------------------------------------
+
+
+def refusal_message(refusal: Refusal) -> str:
+    """The engine's refusal in the admin's language: its template translated, then filled."""
+    template = MESSAGES.get(refusal.code)
+    detail = refusal.detail(gettext(template) if template else None)
+    if refusal.scope == "rules":
+        return gettext("rules: %(detail)s") % {"detail": detail}
+    if refusal.round is not None and refusal.event is not None:
+        where = gettext("round %(round)s, event %(event)s") % {
+            "round": refusal.round,
+            "event": refusal.event,
+        }
+        return f"{where}: {detail}"
+    if refusal.round is not None:
+        return gettext("round %(round)s: %(detail)s") % {"round": refusal.round, "detail": detail}
+    return detail
+
+
+# --- clubs, and people by username ---------------------------------------------------------
 
 
 class UsernameField(forms.ModelChoiceField):
@@ -77,6 +98,25 @@ class PlayerForm(_UsernameInitialMixin, forms.ModelForm):
     class Meta:
         model = Player
         fields = ["club", "name", "is_guest", "public_initials", "user"]
+
+
+class ClubForm(forms.ModelForm):
+    """A club's house rules are checked by the engine before they are saved, so that the next
+    session of the club does not start on rules that contradict themselves."""
+
+    class Meta:
+        model = Club
+        fields = ["name", "slug", "preset", "rules", "standings_public"]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        preset = data.get("preset", self.instance.preset)
+        rules = data.get("rules", self.instance.rules)
+        try:
+            resolve_rules(preset, rules or {})
+        except Refusal as refusal:
+            raise forms.ValidationError(refusal_message(refusal)) from None
+        return data
 
 
 class SessionForm(forms.ModelForm):

@@ -413,3 +413,31 @@ def test_the_player_list_counts_sessions_played(admin_client, club, people):
     response = admin_client.get(reverse("admin:scoring_player_changelist"), **EN)
     counts = {p.name: p.sessions_played for p in response.context["cl"].result_list}
     assert counts == {"Anne": 2, "Bas": 1, "Cees": 1, "Dirk": 1, "Eva": 1}
+
+
+# --- clubs and members ----------------------------------------------------------------------
+
+
+def test_house_rules_that_the_engine_refuses_are_not_saved(admin_client, club):
+    url = reverse("admin:scoring_club_change", args=[club.pk])
+    data = {"name": club.name, "preset": "standaard", "rules": '{"max_points": "ten"}'}
+    response = admin_client.post(url, {**data, "memberships-TOTAL_FORMS": 0,
+                                       "memberships-INITIAL_FORMS": 0}, **EN)  # fmt: skip
+    assert response.status_code == 200
+    assert "max_points" in str(response.context["adminform"].form.non_field_errors())
+    club.refresh_from_db()
+    assert club.rules == {}
+
+
+def test_a_club_admin_adds_a_member_by_username(admin_client, club, django_user_model):
+    django_user_model.objects.create_user("bram", password="x")
+    url = reverse("admin:scoring_clubmembership_add")
+    refused = admin_client.post(url, {"user": "nobody", "club": club.pk, "role": "scorer"}, **EN)
+    assert "There is no active user with that username." in str(
+        refused.context["adminform"].form.errors
+    )
+    response = admin_client.post(url, {"user": "bram", "club": club.pk, "role": "scorer"})
+    assert response.status_code == 302
+    membership = ClubMembership.objects.get(user__username="bram")
+    page = admin_client.get(reverse("admin:scoring_clubmembership_change", args=[membership.pk]))
+    assert page.context["adminform"].form["user"].value() == "bram"
