@@ -1,0 +1,722 @@
+"""League aggregates: season standings, player statistics, head-to-head, the evening's tables.
+
+Everything here reads the projection that ``scoring.services`` stores after every write
+(``SessionResult`` per player per session, ``RoundScore`` per player per round) and never
+replays a session or re-derives a rule: a recorded or corrected round is in the next page view.
+
+Each page costs a fixed number of queries, whatever the size of the season. The per-session
+figures that need the rest of the table (placement points: how many players finished below
+you) are window functions in one inner query over ``SessionResult``; what is summed over them
+is an outer ``SELECT … GROUP BY`` around that query's SQL (``_over``), because SQL cannot
+aggregate a window function in the same ``SELECT``. Both SQLite and PostgreSQL run it.
+
+Season ranking settings (``Season.ranking``, see ``Ranking``)::
+
+    {"scoring": "placement",         # or "per_round": fewest strafpunten per round played
+     "placement_points": null,       # or [10, 6, 4, 2, 1]: points by place instead of the default
+     "best_n": null,                 # or 10: only each player's best 10 sessions count
+     "tie_breakers": ["toepkoningen", "average_place", "head_to_head", "strafpunten_per_round"]}
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import connection
+from django.db.models import (
+    Case,
+    Count,
+    F,
+    IntegerField,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Sum,
+    Value,
+    When,
+    Window,
+)
+from django.utils.translation import gettext_lazy as _
+
+from scoring.models import Player, RoundScore, Season, Session, SessionResult
+
+# --- the season's ranking settings ---------------------------------------------------------
+
+PLACEMENT = "placement"
+PER_ROUND = "per_round"
+
+TOEPKONINGEN = "toepkoningen"
+AVERAGE_PLACE = "average_place"
+HEAD_TO_HEAD = "head_to_head"
+PER_ROUND_BREAKER = "strafpunten_per_round"
+
+# Other spellings a club may have typed into the JSON (``wins`` is the models' default).
+_ALIASES = {
+    "wins": TOEPKONINGEN,
+    "toepkoning": TOEPKONINGEN,
+    "kings": TOEPKONINGEN,
+    "place": AVERAGE_PLACE,
+    "avg_place": AVERAGE_PLACE,
+    "head2head": HEAD_TO_HEAD,
+    "onderling": HEAD_TO_HEAD,
+    "per_round": PER_ROUND_BREAKER,
+    "strafpunten": PER_ROUND_BREAKER,
+}
+
+# One line each on the standings page: the club sees how a tie was decided.
+TIE_BREAKER_TEXT = {
+    TOEPKONINGEN: _("Toepkoningen: wie vaker toepkoning werd, staat hoger."),
+    AVERAGE_PLACE: _("Gemiddelde plaats: wie gemiddeld hoger eindigde, staat hoger."),
+    HEAD_TO_HEAD: _(
+        "Onderling: wie in de sessies tegen elkaar vaker boven de ander eindigde, staat hoger."
+    ),
+    PER_ROUND_BREAKER: _(
+        "Strafpunten per ronde: wie minder strafpunten per gespeelde ronde kreeg, staat hoger."
+    ),
+}
+
+FINISHED = [Session.Status.FINISHED, Session.Status.LOCKED]
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """How a season ranks its players, read leniently from ``Season.ranking``."""
+
+    scoring: str = PLACEMENT
+    best_n: int | None = None
+    placement_points: tuple[int, ...] | None = None
+    tie_breakers: tuple[str, ...] = (TOEPKONINGEN, AVERAGE_PLACE)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any] | None) -> Ranking:
+        data = data or {}
+        scoring = PER_ROUND if data.get("scoring") in (PER_ROUND, "strafpunten") else PLACEMENT
+        best_n = data.get("best_n")
+        best_n = int(best_n) if isinstance(best_n, int | str) and str(best_n).isdigit() else None
+        points = data.get("placement_points")
+        if isinstance(points, list) and points and all(isinstance(p, int) for p in points):
+            points = tuple(points)
+        else:
+            points = None
+        breakers: list[str] = []
+        for name in data.get("tie_breakers", cls.tie_breakers) or ():
+            name = _ALIASES.get(str(name), str(name))
+            if name in TIE_BREAKER_TEXT and name not in breakers:
+                breakers.append(name)
+        return cls(
+            scoring=scoring,
+            best_n=best_n if best_n and best_n > 0 else None,
+            placement_points=points,
+            tie_breakers=tuple(breakers),
+        )
+
+    def explain(self) -> list[str]:
+        """The ranking in a line or two, for the page."""
+        if self.scoring == PER_ROUND:
+            lines = [_("De minste strafpunten per gespeelde ronde staat bovenaan.")]
+        elif self.placement_points:
+            points = ", ".join(str(p) for p in self.placement_points)
+            lines = [_("Per sessie punten naar plaats: %(points)s.") % {"points": points}]
+        else:
+            lines = [
+                _(
+                    "Per sessie een punt voor elke speler die onder je eindigt: de toepkoning "
+                    "aan een tafel van vijf krijgt er 4."
+                )
+            ]
+        if self.best_n and self.scoring == PLACEMENT:
+            lines.append(_("Alleen je beste %(n)s sessies tellen.") % {"n": self.best_n})
+        return lines
+
+
+# --- the inner query: one row per player per finished session --------------------------------
+
+
+def results_in_scope(
+    *,
+    club_id: int,
+    season_id: int | None = None,
+    sessions_of: int | None = None,
+    players: Iterable[int] | None = None,
+) -> QuerySet:
+    """Players' results of the finished strafpunten sessions of a club (or one season).
+
+    ``sessions_of`` keeps only the sessions a given player sat in; ``players`` keeps only those
+    players' rows (then ``table_size`` and placement points are not meaningful).
+    """
+    qs = SessionResult.objects.filter(
+        player__isnull=False,
+        session__club_id=club_id,
+        session__status__in=FINISHED,
+        session__game="strafpunten",
+    )
+    if season_id is not None:
+        qs = qs.filter(session__season_id=season_id)
+    if sessions_of is not None:
+        qs = qs.filter(
+            session_id__in=SessionResult.objects.filter(player_id=sessions_of).values("session_id")
+        )
+    if players is not None:
+        qs = qs.filter(player_id__in=list(players))
+    return qs.order_by()
+
+
+def _with_points(qs: QuerySet, ranking: Ranking) -> QuerySet:
+    """Columns for ``_over``: pid, sid, place, koning, played, won, strafpunten, played_on,
+    table_size (players at the table) and pts (the session's league points)."""
+    by_session = {"partition_by": [F("session_id")]}
+    table_size = Window(Count("id"), **by_session)
+    if ranking.placement_points:
+        pts = Case(
+            *(When(place=i, then=Value(p)) for i, p in enumerate(ranking.placement_points, 1)),
+            default=Value(0),
+            output_field=IntegerField(),
+        )
+    else:
+        # Players with a place <= mine (ties included: the window's peers) are not below me.
+        pts = table_size - Window(Count("id"), order_by=F("place").asc(), **by_session)
+    return qs.annotate(
+        pid=F("player_id"),
+        sid=F("session_id"),
+        koning=Case(When(toepkoning=True, then=Value(1)), default=Value(0)),
+        played=F("rounds_played"),
+        won=F("rounds_won"),
+        session_total=F("total"),
+        played_on=F("session__played_on"),
+        table_size=table_size,
+        pts=pts,
+    ).values(
+        "pid",
+        "sid",
+        "place",
+        "koning",
+        "played",
+        "won",
+        "session_total",
+        "played_on",
+        "table_size",
+        "pts",
+    )
+
+
+def _over(
+    inner: QuerySet, template: str, params: Sequence[Any] = (), **numbers: int
+) -> list[dict[str, Any]]:
+    """Run ``template`` with ``{inner}`` replaced by ``inner``'s SQL; rows as dicts.
+
+    The inner query's columns are named by its ``values()``. ``template`` is written here, in
+    this module; its ``%s`` parameters all come after ``{inner}`` in the text, and ``numbers``
+    (whole numbers only) are formatted in where a parameter would come before it.
+    """
+    sql, inner_params = inner.query.sql_with_params()
+    if not all(isinstance(n, int) for n in numbers.values()):
+        raise TypeError("only whole numbers are formatted into SQL")
+    with connection.cursor() as cursor:
+        cursor.execute(template.format(inner=sql, **numbers), [*inner_params, *params])
+        columns = [c[0] for c in cursor.description]
+        return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+
+
+def display_name(name: str, public_initials: bool, *, full: bool) -> str:
+    """The name as the viewer may see it: initials on public pages for who asked for that."""
+    return name if full else Player(name=name, public_initials=public_initials).public_name()
+
+
+# --- season standings -------------------------------------------------------------------------
+
+FORM_LENGTH = 5
+
+
+@dataclass
+class FormEntry:
+    place: int
+    table_size: int
+
+
+@dataclass
+class StandingRow:
+    player_id: int
+    name: str
+    public_initials: bool
+    is_guest: bool
+    sessions: int
+    toepkoningen: int
+    average_place: float
+    points: int  # placement: the counted league points; per_round: the strafpunten
+    all_points: int  # placement: every session's points, also those best-N leaves out
+    rounds_played: int
+    rounds_won: int
+    strafpunten: int
+    form: list[FormEntry] = field(default_factory=list)  # the latest session first
+    rank: int = 0
+    tied: bool = False  # shares its rank with the row above or below
+    decided_by: str | None = None  # the tie-breaker that put it below the row above
+
+    @property
+    def won_share(self) -> float | None:
+        return self.rounds_won / self.rounds_played if self.rounds_played else None
+
+    @property
+    def per_round(self) -> float | None:
+        return self.strafpunten / self.rounds_played if self.rounds_played else None
+
+    def display_name(self, *, full: bool) -> str:
+        return display_name(self.name, self.public_initials, full=full)
+
+
+@dataclass
+class Standings:
+    season: Season
+    ranking: Ranking
+    rows: list[StandingRow]
+
+    @property
+    def tie_breaker_lines(self) -> list[tuple[str, str]]:
+        return [(name, TIE_BREAKER_TEXT[name]) for name in self.ranking.tie_breakers]
+
+
+# The form columns: the place and the table size of each player's five latest sessions.
+_STANDINGS_SQL = """
+SELECT pid, COUNT(*) AS sessions, SUM(koning) AS toepkoningen, AVG(place) AS average_place,
+       SUM(pts) AS all_points, SUM(CASE WHEN best <= {best_n} THEN pts ELSE 0 END) AS best_points,
+       SUM(played) AS rounds_played, SUM(won) AS rounds_won,
+       MAX(CASE WHEN recent = 1 THEN place END) AS form1_place,
+       MAX(CASE WHEN recent = 1 THEN table_size END) AS form1_size,
+       MAX(CASE WHEN recent = 2 THEN place END) AS form2_place,
+       MAX(CASE WHEN recent = 2 THEN table_size END) AS form2_size,
+       MAX(CASE WHEN recent = 3 THEN place END) AS form3_place,
+       MAX(CASE WHEN recent = 3 THEN table_size END) AS form3_size,
+       MAX(CASE WHEN recent = 4 THEN place END) AS form4_place,
+       MAX(CASE WHEN recent = 4 THEN table_size END) AS form4_size,
+       MAX(CASE WHEN recent = 5 THEN place END) AS form5_place,
+       MAX(CASE WHEN recent = 5 THEN table_size END) AS form5_size
+FROM (
+    SELECT r.*,
+           ROW_NUMBER() OVER (PARTITION BY pid ORDER BY pts DESC, played_on DESC, sid DESC) AS best,
+           ROW_NUMBER() OVER (PARTITION BY pid ORDER BY played_on DESC, sid DESC) AS recent
+    FROM ({inner}) r
+) ranked
+GROUP BY pid
+"""
+
+
+def season_standings(season: Season) -> Standings:
+    """The season's table, ranked by its settings.
+
+    Queries: 1. the aggregate per player over the season's results (placement points, best N
+    and form by window functions); 2. strafpunten per player from the rounds; 3. the players'
+    names; 4. only when a tie reaches the head-to-head breaker, the results between the tied.
+    """
+    ranking = Ranking.from_json(season.ranking)
+    inner = _with_points(results_in_scope(club_id=season.club_id, season_id=season.pk), ranking)
+    best_n = ranking.best_n or 2**31 - 1
+    aggregates = _over(inner, _STANDINGS_SQL, best_n=best_n)
+    strafpunten = dict(
+        RoundScore.objects.filter(
+            player__isnull=False,
+            round__session__season_id=season.pk,
+            round__session__club_id=season.club_id,
+            round__session__status__in=FINISHED,
+            round__session__game="strafpunten",
+        )
+        .order_by()
+        .values("player_id")
+        .annotate(points=Sum("points"))
+        .values_list("player_id", "points")
+    )
+    players = {
+        p["id"]: p
+        for p in Player.objects.filter(id__in=[a["pid"] for a in aggregates]).values(
+            "id", "name", "public_initials", "is_guest"
+        )
+    }
+    rows = []
+    for a in aggregates:
+        player = players[a["pid"]]
+        form = [
+            FormEntry(place=a[f"form{k}_place"], table_size=a[f"form{k}_size"])
+            for k in range(1, FORM_LENGTH + 1)
+            if a[f"form{k}_place"] is not None
+        ]
+        penalty = int(strafpunten.get(a["pid"]) or 0)
+        rows.append(
+            StandingRow(
+                player_id=a["pid"],
+                name=player["name"],
+                public_initials=player["public_initials"],
+                is_guest=player["is_guest"],
+                sessions=a["sessions"],
+                toepkoningen=int(a["toepkoningen"] or 0),
+                average_place=float(a["average_place"]),
+                points=int(a["best_points"] if ranking.scoring == PLACEMENT else penalty),
+                all_points=int(a["all_points"] or 0),
+                rounds_played=int(a["rounds_played"] or 0),
+                rounds_won=int(a["rounds_won"] or 0),
+                strafpunten=penalty,
+                form=form,
+            )
+        )
+    _rank(
+        rows,
+        ranking,
+        lambda ids: head_to_head_among(club_id=season.club_id, season_id=season.pk, players=ids),
+    )
+    return Standings(season=season, ranking=ranking, rows=rows)
+
+
+def _primary(row: StandingRow, ranking: Ranking) -> tuple:
+    if ranking.scoring == PER_ROUND:
+        # Nobody who has played no round is ahead of someone who has.
+        per_round = row.per_round
+        return (per_round is None, per_round or 0.0)
+    return (-row.points,)
+
+
+_BREAKER_KEY: dict[str, Callable[[StandingRow], Any]] = {
+    TOEPKONINGEN: lambda row: -row.toepkoningen,
+    AVERAGE_PLACE: lambda row: round(row.average_place, 9),
+    PER_ROUND_BREAKER: lambda row: (
+        row.per_round is None,
+        round(row.per_round, 9) if row.per_round is not None else 0,
+    ),
+}
+
+
+def _rank(
+    rows: list[StandingRow],
+    ranking: Ranking,
+    head_to_head: Callable[[set[int]], Mapping[tuple[int, int], int]],
+) -> None:
+    """Order ``rows`` in place and number them: the ranking's value first, then each tie-breaker
+    on the groups still tied, in the configured order. Rows tied after all of them share a rank
+    (1, 2, 2, 4) and are listed by name."""
+    rows.sort(key=lambda r: (_primary(r, ranking), r.name.casefold()))
+    groups = _split([rows], lambda r: _primary(r, ranking), None)
+    for breaker in ranking.tie_breakers:
+        if all(len(g) == 1 for g in groups):
+            break
+        if breaker == HEAD_TO_HEAD:
+            tied = {r.player_id for g in groups if len(g) > 1 for r in g}
+            beaten = head_to_head(tied)
+
+            def key(
+                row: StandingRow,
+                _group: list[StandingRow],
+                beaten: Mapping[tuple[int, int], int] = beaten,
+            ) -> int:
+                others = [o.player_id for o in _group if o is not row]
+                above = sum(beaten.get((row.player_id, o), 0) for o in others)
+                below = sum(beaten.get((o, row.player_id), 0) for o in others)
+                return below - above
+
+            groups = _split(groups, key, breaker, group_aware=True)
+        else:
+            groups = _split(groups, _BREAKER_KEY[breaker], breaker)
+    position = 0
+    for group in groups:
+        group.sort(key=lambda r: r.name.casefold())
+        for row in group:
+            row.rank = position + 1
+            row.tied = len(group) > 1
+        position += len(group)
+    rows[:] = [row for group in groups for row in group]
+
+
+def _split(
+    groups: list[list[StandingRow]],
+    key: Callable[..., Any],
+    breaker: str | None,
+    *,
+    group_aware: bool = False,
+) -> list[list[StandingRow]]:
+    """Each group sorted by ``key`` and cut where the key changes."""
+    result: list[list[StandingRow]] = []
+    for group in groups:
+        if len(group) == 1 and breaker is not None:
+            result.append(group)
+            continue
+        keyed = [(key(r, group) if group_aware else key(r), r) for r in group]
+        keyed.sort(key=lambda kr: kr[0])
+        current: list[StandingRow] = []
+        last: Any = object()
+        for k, row in keyed:
+            if current and k != last:
+                result.append(current)
+                current = []
+                if breaker is not None:
+                    row.decided_by = breaker
+            current.append(row)
+            last = k
+        result.append(current)
+    return result
+
+
+_HEAD_TO_HEAD_SQL = """
+SELECT a.pid AS winner, b.pid AS loser, COUNT(*) AS times
+FROM ({inner}) a JOIN ({inner}) b ON a.sid = b.sid AND a.place < b.place
+GROUP BY a.pid, b.pid
+"""
+
+
+def head_to_head_among(
+    *, club_id: int, season_id: int | None, players: Iterable[int]
+) -> dict[tuple[int, int], int]:
+    """``(a, b) -> n``: in n of the sessions that a and b played together, a finished higher."""
+    players = list(players)
+    if not players:
+        return {}
+    inner = (
+        results_in_scope(club_id=club_id, season_id=season_id, players=players)
+        .annotate(pid=F("player_id"), sid=F("session_id"))
+        .values("pid", "sid", "place")
+    )
+    sql, params = inner.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(_HEAD_TO_HEAD_SQL.format(inner=sql), [*params, *params])
+        return {(winner, loser): times for winner, loser, times in cursor.fetchall()}
+
+
+# --- a player's page ---------------------------------------------------------------------------
+
+
+@dataclass
+class PlayerStats:
+    sessions: int = 0
+    toepkoningen: int = 0
+    places: dict[int, int] = field(default_factory=dict)  # place -> how often
+    average_place: float | None = None
+    rounds_played: int = 0
+    rounds_won: int = 0
+    knocks: int = 0
+    knocked_rounds: int = 0
+    knocked_rounds_won: int = 0
+    folds: int = 0
+    boer_wins: int = 0
+    armoede_rounds: int = 0
+    armoede_survived: int = 0
+    longest_run: int = 0
+    strafpunten: int = 0
+
+    @property
+    def is_toepkoning(self) -> bool:
+        """RULES.md §10: three times toepkoning or more carries the title."""
+        return self.toepkoningen >= 3
+
+    @property
+    def won_share(self) -> float | None:
+        return self.rounds_won / self.rounds_played if self.rounds_played else None
+
+    @property
+    def knocked_won_share(self) -> float | None:
+        return self.knocked_rounds_won / self.knocked_rounds if self.knocked_rounds else None
+
+    @property
+    def fold_rate(self) -> float | None:
+        return self.folds / self.rounds_played if self.rounds_played else None
+
+    @property
+    def places_list(self) -> list[tuple[int, int]]:
+        return sorted(self.places.items())
+
+
+MAX_PLACE = 8  # at most eight at a table (RULES.md §1)
+
+
+def _round_scores(*, club_id: int, season_id: int | None, player_id: int) -> QuerySet:
+    qs = RoundScore.objects.filter(
+        player_id=player_id,
+        round__session__club_id=club_id,
+        round__session__status__in=FINISHED,
+        round__session__game="strafpunten",
+    )
+    if season_id is not None:
+        qs = qs.filter(round__session__season_id=season_id)
+    return qs.order_by()
+
+
+_RUN_SQL = """
+SELECT MAX(run) AS longest FROM (
+    SELECT COUNT(*) AS run FROM (
+        SELECT sid, won_flag,
+               ROW_NUMBER() OVER (PARTITION BY sid ORDER BY number)
+             - ROW_NUMBER() OVER (PARTITION BY sid, won_flag ORDER BY number) AS island
+        FROM ({inner}) r
+    ) islands
+    WHERE won_flag = 1
+    GROUP BY sid, island
+) runs
+"""
+
+
+def player_stats(*, club_id: int, player_id: int, season_id: int | None = None) -> PlayerStats:
+    """A player's figures over the club's finished sessions (or one season's).
+
+    Queries: 1. sessions, toepkoningen and places from the session results; 2. knocks, folds,
+    boer wins and armoede from the round scores; 3. the longest run of rounds won in a row (in
+    one session), by the gaps-and-islands trick.
+    """
+    results = results_in_scope(club_id=club_id, season_id=season_id, players=[player_id])
+    by_place = {f"place_{k}": Count("id", filter=Q(place=k)) for k in range(1, MAX_PLACE + 1)}
+    s = results.aggregate(
+        sessions=Count("id"),
+        toepkoningen=Count("id", filter=Q(toepkoning=True)),
+        place_sum=Sum("place"),
+        rounds_played=Sum("rounds_played"),
+        rounds_won=Sum("rounds_won"),
+        **by_place,
+    )
+    rounds = _round_scores(club_id=club_id, season_id=season_id, player_id=player_id)
+    knocked = Q(knocks__gt=0)
+    r = rounds.aggregate(
+        knocks_made=Sum("knocks"),
+        knocked_rounds=Count("id", filter=knocked),
+        knocked_rounds_won=Count("id", filter=knocked & Q(won=True)),
+        folds=Count("id", filter=Q(folded=True)),
+        boer_wins=Count("id", filter=Q(jack_win=True)),
+        armoede_rounds=Count("id", filter=Q(armoede=True)),
+        armoede_survived=Count("id", filter=Q(armoede=True, eliminated=False)),
+        strafpunten=Sum("points"),
+    )
+    islands = (
+        rounds.exclude(absent="drinks")
+        .annotate(
+            sid=F("round__session_id"),
+            number=F("round__number"),
+            won_flag=Case(When(won=True, then=Value(1)), default=Value(0)),
+        )
+        .values("sid", "number", "won_flag")
+    )
+    run = _over(islands, _RUN_SQL)
+    sessions = s["sessions"] or 0
+    return PlayerStats(
+        sessions=sessions,
+        toepkoningen=s["toepkoningen"] or 0,
+        places={k: s[f"place_{k}"] for k in range(1, MAX_PLACE + 1) if s[f"place_{k}"]},
+        average_place=(s["place_sum"] / sessions) if sessions else None,
+        rounds_played=s["rounds_played"] or 0,
+        rounds_won=s["rounds_won"] or 0,
+        knocks=r["knocks_made"] or 0,
+        knocked_rounds=r["knocked_rounds"],
+        knocked_rounds_won=r["knocked_rounds_won"],
+        folds=r["folds"],
+        boer_wins=r["boer_wins"],
+        armoede_rounds=r["armoede_rounds"],
+        armoede_survived=r["armoede_survived"],
+        longest_run=int(run[0]["longest"] or 0) if run else 0,
+        strafpunten=r["strafpunten"] or 0,
+    )
+
+
+@dataclass
+class LeaguePoint:
+    session_id: int
+    played_on: datetime.date
+    place: int
+    table_size: int
+    points: int
+
+
+_PLAYER_POINTS_SQL = """
+SELECT sid, played_on, place, table_size, pts FROM ({inner}) r
+WHERE pid = %s ORDER BY played_on, sid
+"""
+
+
+def league_points(*, season: Season, player_id: int) -> list[LeaguePoint]:
+    """The player's league points session by session through the season (one query)."""
+    ranking = Ranking.from_json(season.ranking)
+    inner = _with_points(
+        results_in_scope(club_id=season.club_id, season_id=season.pk, sessions_of=player_id),
+        ranking,
+    )
+    return [
+        LeaguePoint(
+            session_id=row["sid"],
+            played_on=_date(row["played_on"]),
+            place=row["place"],
+            table_size=row["table_size"],
+            points=int(row["pts"]),
+        )
+        for row in _over(inner, _PLAYER_POINTS_SQL, [player_id])
+    ]
+
+
+def _date(value: Any) -> datetime.date:
+    return datetime.date.fromisoformat(value) if isinstance(value, str) else value
+
+
+@dataclass
+class Opponent:
+    player_id: int
+    name: str
+    public_initials: bool
+    sessions: int
+    higher: int  # sessions in which the player finished above this opponent
+    lower: int  # … and below
+
+    def display_name(self, *, full: bool) -> str:
+        return display_name(self.name, self.public_initials, full=full)
+
+
+def opponents(*, club_id: int, player_id: int, season_id: int | None = None) -> list[Opponent]:
+    """Head-to-head against everyone the player sat with (one query): sessions together and who
+    finished higher, most sessions first."""
+    theirs = results_in_scope(club_id=club_id, season_id=season_id, sessions_of=player_id)
+    my_place = SessionResult.objects.filter(
+        session_id=OuterRef("session_id"), player_id=player_id
+    ).values("place")[:1]
+    rows = (
+        theirs.exclude(player_id=player_id)
+        .annotate(my_place=Subquery(my_place))
+        .values("player_id", "player__name", "player__public_initials")
+        .annotate(
+            together=Count("id"),
+            higher=Count("id", filter=Q(my_place__lt=F("place"))),
+            lower=Count("id", filter=Q(my_place__gt=F("place"))),
+        )
+        .order_by("-together", "player__name")
+    )
+    return [
+        Opponent(
+            player_id=r["player_id"],
+            name=r["player__name"],
+            public_initials=r["player__public_initials"],
+            sessions=r["together"],
+            higher=r["higher"],
+            lower=r["lower"],
+        )
+        for r in rows
+    ]
+
+
+# --- the per-round totals of one session, for a chart -----------------------------------------
+
+
+def session_series(session: Session, *, full_names: bool) -> dict[str, list[int]]:
+    """Each seated player's total from round 0 on, in seat order (two queries: the seats and
+    the round scores). Names are public names unless ``full_names``."""
+    seats = list(
+        session.seats.order_by("position").values_list(
+            "player_id", "player__name", "player__public_initials"
+        )
+    )
+    totals: dict[int, list[int]] = defaultdict(list)
+    for player_id, total in (
+        RoundScore.objects.filter(round__session=session, player__isnull=False)
+        .order_by("round__number")
+        .values_list("player_id", "total")
+    ):
+        totals[player_id].append(total)
+    start = session.start or {}
+    series: dict[str, list[int]] = {}
+    for player_id, name, initials in seats:
+        label = display_name(name, initials, full=full_names)
+        while label in series:  # two players with the same initials
+            label += "'"
+        series[label] = [int(start.get(name, 0)), *totals.get(player_id, [])]
+    return series
