@@ -1,3 +1,4 @@
+from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from scoring import league_views, views
@@ -5,6 +6,27 @@ from scoring import league_views, views
 urlpatterns = [
     # Home
     path("", views.home, name="home"),
+    # Logging in and out (club members)
+    path(
+        "inloggen/",
+        auth_views.LoginView.as_view(template_name="scoring/login.html"),
+        name="login",
+    ),
+    path("uitloggen/", auth_views.LogoutView.as_view(), name="logout"),
+    # Starting a session
+    path("sessies/nieuw/", views.session_new, name="session_new"),
+    path("sessies/nieuw/spelers/", views.player_search, name="player_search"),
+    # The tablet: the round panel and the sheet, one POST per tap
+    path("sessies/<int:pk>/", views.tablet, name="tablet"),
+    path("sessies/<int:pk>/gebeurtenis/", views.session_event, name="session_event"),
+    path("sessies/<int:pk>/ongedaan/", views.session_undo, name="session_undo"),
+    path("sessies/<int:pk>/aanwezig/", views.session_presence, name="session_presence"),
+    path("sessies/<int:pk>/einde/", views.session_finish, name="session_finish"),
+    path("sessies/<int:pk>/ronde/<int:number>/", views.round_edit, name="round_edit"),
+    path("sessies/<int:pk>/scorerlink/", views.scorer_link_change, name="scorer_link_change"),
+    # Links to share: the secret scorer link for a tablet, the read-only viewer link
+    path("tafel/<str:token>/", views.scorer_link, name="scorer_link"),
+    path("kijk/<str:signed>/", views.viewer, name="viewer"),
     # The league: a club's seasons and standings, players, the archive, the evening on the TV
     path("club/<slug:slug>/", league_views.club_home, name="league_club"),
     path(
