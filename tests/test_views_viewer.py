@@ -1,0 +1,113 @@
+"""The viewers' page: the same sheet read-only, polled with ETag/If-None-Match; query counts."""
+
+from __future__ import annotations
+
+from html import escape
+
+import pytest
+from django.urls import reverse
+
+from scoring import access
+from scoring.models import ClubMembership
+from tests.conftest import play_rounds, record
+
+HX = {"HTTP_HX_REQUEST": "true"}
+
+
+def viewer_url(session, tv=False):
+    return reverse("viewer", args=[access.viewer_token(session.pk)]) + ("?tv=1" if tv else "")
+
+
+def test_the_viewer_shows_the_sheet_without_buttons(client, session):
+    play_rounds(session, ["Cees"])
+    html = client.get(viewer_url(session)).content.decode()
+    assert 'id="sheet"' in html
+    assert 'hx-trigger="every 2s"' in html
+    assert 'value="knock"' not in html
+    assert "/ronde/" not in html  # no correction links
+
+
+def test_the_tv_mode_is_dark_and_large(client, session):
+    html = client.get(viewer_url(session, tv=True)).content.decode()
+    assert '<body class="tv"' in html
+
+
+def test_the_live_round_line_tells_what_happened_in_words(client, session):
+    record(session, "knock", "Bas")
+    record(session, "fold", "Cees")
+    html = client.get(viewer_url(session), **HX).content.decode()
+    assert "Bas toept — inzet 2 — Cees weg" in html
+
+
+def test_the_poll_gets_304_while_nothing_changed_and_the_fragment_after(client, session):
+    first = client.get(viewer_url(session), **HX)
+    assert first.status_code == 200
+    assert "<html" not in first.content.decode()
+    etag = first["ETag"]
+    assert f'data-etag="{escape(etag)}"' in first.content.decode()  # the poll sends it back
+    same = client.get(viewer_url(session), HTTP_IF_NONE_MATCH=etag, **HX)
+    assert same.status_code == 304
+    record(session, "win", "Anne")
+    changed = client.get(viewer_url(session), HTTP_IF_NONE_MATCH=etag, **HX)
+    assert changed.status_code == 200
+    assert changed["ETag"] != etag
+
+
+def test_the_etag_depends_on_the_language(client, session):
+    dutch = client.get(viewer_url(session), **HX)["ETag"]
+    client.cookies["django_language"] = "de"
+    german = client.get(viewer_url(session), HTTP_IF_NONE_MATCH=dutch, **HX)
+    assert german.status_code == 200
+    assert german["ETag"] != dutch
+
+
+def test_an_unchanged_poll_costs_one_query(client, session, django_assert_num_queries):
+    etag = client.get(viewer_url(session), **HX)["ETag"]
+    with django_assert_num_queries(1):  # the session's version, for the ETag
+        assert client.get(viewer_url(session), HTTP_IF_NONE_MATCH=etag, **HX).status_code == 304
+
+
+def test_a_changed_poll_costs_four_queries(client, session, django_assert_num_queries):
+    play_rounds(session, ["Anne", "Bas", "Cees"])
+    url = viewer_url(session)
+    # 1. the session's version (ETag); 2. the session with its club; 3. seats with players;
+    # 4. the rounds. However many rounds were played.
+    with django_assert_num_queries(4):
+        assert client.get(url, **HX).status_code == 200
+    play_rounds(session, ["Dirk", "Anne"])
+    with django_assert_num_queries(4):
+        assert client.get(url, **HX).status_code == 200
+
+
+@pytest.fixture
+def scorer(client, club, user):
+    ClubMembership.objects.create(user=user, club=club, role="scorer")
+    client.force_login(user)
+    return client
+
+
+def test_the_tablet_page_query_count(scorer, session, django_assert_num_queries):
+    play_rounds(session, ["Anne", "Bas", "Cees"])
+    url = reverse("tablet", args=[session.pk])
+    # 1. the Django session; 2. the user; 3. the session with its club and whether the user is
+    # a member (and admin) of it; 4. seats with players; 5. rounds.
+    with django_assert_num_queries(5):
+        assert scorer.get(url, **HX).status_code == 200
+    with django_assert_num_queries(5):  # the whole page adds the QR codes, not queries
+        assert scorer.get(url).status_code == 200
+
+
+def test_the_event_post_query_count(scorer, session, django_assert_num_queries):
+    play_rounds(session, ["Anne", "Bas", "Cees"])
+    session.refresh_from_db()
+    url = reverse("session_event", args=[session.pk])
+    data = {"type": "knock", "player": "Bas", "version": session.version, "key": "q1"}
+    # Access: 1. the Django session; 2. the user; 3. the session, club and membership.
+    # The service (scoring.services._write): 4. savepoint; 5. lock the session row;
+    # 6. the idempotency key; 7. seats with players; 8. rounds with whether they are scored;
+    # 9. insert the new round; 10. update the session (version, status); 11. the audit entry;
+    # 12. store the key's answer; 13. release the savepoint.
+    # The answer: 14. seats with players; 15. rounds.
+    with django_assert_num_queries(15):
+        response = scorer.post(url, data, **HX)
+    assert response.status_code == 200
