@@ -310,6 +310,15 @@ class PlayerAdmin(ClubScopedAdmin):
     def sessions_played(self, player: Player) -> int:
         return player.sessions_played
 
+    def save_model(self, request: HttpRequest, obj: Player, form: Any, change: bool) -> None:
+        """A session's events name its players, so a new name goes through the service that
+        rewrites it there too; saving the field alone would cut the player off their games."""
+        if change and "name" in form.changed_data:
+            new_name = obj.name
+            obj.name = form.initial["name"]
+            services.player_rename(player=obj, name=new_name, actor=request.user)
+        super().save_model(request, obj, form, change)
+
     @admin.action(description=_("Merge two players into one"), permissions=["change"])
     def merge_players(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:
         """Two selected players of one club become one: a confirmation page asks who stays."""

@@ -441,3 +441,22 @@ def test_a_club_admin_adds_a_member_by_username(admin_client, club, django_user_
     membership = ClubMembership.objects.get(user__username="bram")
     page = admin_client.get(reverse("admin:scoring_clubmembership_change", args=[membership.pk]))
     assert page.context["adminform"].form["user"].value() == "bram"
+
+
+def test_renaming_a_player_in_the_admin_renames_them_in_every_session(admin_client, played):
+    bas = Player.objects.get(name="Bas")
+    url = reverse("admin:scoring_player_change", args=[bas.pk])
+    page = admin_client.get(url)
+    form = page.context["adminform"].form
+    data = {name: form.initial.get(name) or "" for name in form.fields}
+    data.update(name="Bastiaan", club=bas.club_id, is_guest="", public_initials="")
+    response = admin_client.post(url, data)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    bas.refresh_from_db()
+    assert bas.name == "Bastiaan"
+    # The events name him by his new name, so the session still replays to the same totals.
+    assert played.rounds.get(number=1).events[0] == {"type": "knock", "player": "Bastiaan"}
+    file = played.to_file()
+    assert "Bastiaan" in file["players"]
+    assert totals(played)["Bastiaan"] == 2 + 1  # the knock round lost, then round 2 lost
+    assert AuditEntry.objects.filter(action="rename", before={"name": "Bas"}).exists()
