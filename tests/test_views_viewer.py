@@ -37,6 +37,9 @@ def test_the_live_round_line_tells_what_happened_in_words(client, session):
     record(session, "fold", "Cees")
     html = client.get(viewer_url(session), **HX).content.decode()
     assert "Bas toept — inzet 2 — Cees weg" in html
+    client.cookies["django_language"] = "en"
+    html = client.get(viewer_url(session), **HX).content.decode()
+    assert "Bas knocks — stake 2 — Cees folds" in html
 
 
 def test_the_poll_gets_304_while_nothing_changed_and_the_fragment_after(client, session):
