@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint format bench bench-engine messages clean
+.PHONY: run test lint format bench bench-engine bench-league messages clean
 
 $(VENV)/.installed: requirements.txt
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11 or newer is needed"'
@@ -36,7 +36,13 @@ format: $(VENV)/.installed
 bench-engine: $(VENV)/.installed
 	$(PY) bench/engine.py --write BENCHMARKS.md
 
-bench: bench-engine
+# The league pages against a big club in PostgreSQL (a database of its own, built once):
+# make bench-league BENCH_DATABASE_URL=postgres://user@host:5432/toepen_bench
+BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/toepen_bench
+bench-league: $(VENV)/.installed
+	$(PY) bench/league.py --database-url $(BENCH_DATABASE_URL) --write BENCHMARKS.md
+
+bench: bench-engine bench-league
 
 messages: $(VENV)/.installed
 	$(PY) manage.py makemessages -l nl -l en -l de --ignore=.venv --ignore=staticfiles

@@ -22,6 +22,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 from django.utils.cache import patch_cache_control, patch_vary_headers
+from django.utils.formats import number_format
 from django.utils.translation import get_language, gettext
 from django.views.decorators.http import require_GET
 
@@ -141,14 +142,35 @@ def season_standings(request: HttpRequest, slug: str, season_id: int) -> HttpRes
     viewer = _club_for(request, slug)
     season = _season(viewer, season_id)
     table = standings.season_standings(season)
+    # Each row's cells as text here, not with filters and tags per cell in the template: a
+    # season has hundreds of rows and the template engine is most of the page's time.
+    per_round = table.ranking.scoring == standings.PER_ROUND
+    show_all = bool(table.ranking.best_n) and not per_round
     rows = [
-        (
-            row,
-            viewer.name(row.name, row.public_initials),
-            standings.TIE_BREAKER_TEXT.get(row.decided_by or ""),
+        StandingLine(
+            player_id=row.player_id,
+            rank=f"{row.rank}=" if row.tied else str(row.rank),
+            name=viewer.name(row.name, row.public_initials),
+            toepkoning_title=row.toepkoningen >= 3,
+            decided=standings.TIE_BREAKER_TEXT.get(row.decided_by or ""),
+            sessions=row.sessions,
+            toepkoningen=row.toepkoningen,
+            average_place=number_format(row.average_place, 2),
+            points=("-" if row.per_round is None else number_format(row.per_round, 2))
+            if per_round
+            else (
+                f"{row.points} ({row.all_points})"
+                if show_all and row.all_points != row.points
+                else str(row.points)
+            ),
+            rounds_played=row.rounds_played,
+            won=_percent(row.won_share),
+            form=" ".join(f"{f.place}/{f.table_size}" for f in row.form),
         )
         for row in table.rows
     ]
+    # The player links without a {% url %} per row, for the same reason.
+    players_url = reverse("league_player", args=[viewer.club.slug, 0]).removesuffix("0/")
     return _private(
         render(
             request,
@@ -159,10 +181,29 @@ def season_standings(request: HttpRequest, slug: str, season_id: int) -> HttpRes
                 "season": season,
                 "standings": table,
                 "rows": rows,
-                "per_round": table.ranking.scoring == standings.PER_ROUND,
+                "per_round": per_round,
+                "players_url": players_url,
             },
         )
     )
+
+
+@dataclass
+class StandingLine:
+    """A row of the standings as the page shows it."""
+
+    player_id: int
+    rank: str
+    name: str
+    toepkoning_title: bool
+    decided: str | None
+    sessions: int
+    toepkoningen: int
+    average_place: str
+    points: str
+    rounds_played: int
+    won: str
+    form: str
 
 
 def _csv_response(filename: str) -> tuple[HttpResponse, csv.writer]:

@@ -284,7 +284,7 @@ class Standings:
 _STANDINGS_SQL = """
 SELECT pid, COUNT(*) AS sessions, SUM(koning) AS toepkoningen, AVG(place) AS average_place,
        SUM(pts) AS all_points, SUM(CASE WHEN best <= {best_n} THEN pts ELSE 0 END) AS best_points,
-       SUM(played) AS rounds_played, SUM(won) AS rounds_won,
+       SUM(played) AS rounds_played, SUM(won) AS rounds_won, SUM(session_total) AS strafpunten,
        MAX(CASE WHEN recent = 1 THEN place END) AS form1_place,
        MAX(CASE WHEN recent = 1 THEN table_size END) AS form1_size,
        MAX(CASE WHEN recent = 2 THEN place END) AS form2_place,
@@ -308,33 +308,25 @@ GROUP BY pid
 def season_standings(season: Season) -> Standings:
     """The season's table, ranked by its settings.
 
-    Queries: 1. the aggregate per player over the season's results (placement points, best N
-    and form by window functions); 2. strafpunten per player from the rounds; 3. the players'
-    names; 4. only when a tie reaches the head-to-head breaker, the results between the tied.
+    Queries: 1. the aggregate per player over the season's results (placement points, best N,
+    strafpunten and form by window functions); 2. the players' names; 3. the start totals of
+    sessions carried over from a paper lei; 4. only when a tie reaches the head-to-head
+    breaker, the results between the tied players.
+
+    Strafpunten are the session totals (less any start totals): in team toepen a player's
+    total is the side's.
     """
     ranking = Ranking.from_json(season.ranking)
     inner = _with_points(results_in_scope(club_id=season.club_id, season_id=season.pk), ranking)
     best_n = ranking.best_n or 2**31 - 1
     aggregates = _over(inner, _STANDINGS_SQL, best_n=best_n)
-    strafpunten = dict(
-        RoundScore.objects.filter(
-            player__isnull=False,
-            round__session__season_id=season.pk,
-            round__session__club_id=season.club_id,
-            round__session__status__in=FINISHED,
-            round__session__game="strafpunten",
-        )
-        .order_by()
-        .values("player_id")
-        .annotate(points=Sum("points"))
-        .values_list("player_id", "points")
-    )
     players = {
         p["id"]: p
         for p in Player.objects.filter(id__in=[a["pid"] for a in aggregates]).values(
             "id", "name", "public_initials", "is_guest"
         )
     }
+    carried = _carried_over(season, {p["name"]: pid for pid, p in players.items()})
     rows = []
     for a in aggregates:
         player = players[a["pid"]]
@@ -343,7 +335,7 @@ def season_standings(season: Season) -> Standings:
             for k in range(1, FORM_LENGTH + 1)
             if a[f"form{k}_place"] is not None
         ]
-        penalty = int(strafpunten.get(a["pid"]) or 0)
+        penalty = int(a["strafpunten"] or 0) - carried.get(a["pid"], 0)
         rows.append(
             StandingRow(
                 player_id=a["pid"],
@@ -367,6 +359,22 @@ def season_standings(season: Season) -> Standings:
         lambda ids: head_to_head_among(club_id=season.club_id, season_id=season.pk, players=ids),
     )
     return Standings(season=season, ranking=ranking, rows=rows)
+
+
+def _carried_over(season: Season, player_ids: Mapping[str, int]) -> dict[int, int]:
+    """Start totals of sessions carried over from a paper lei (RULES.md §14 ``start``), by
+    player: a session's total includes them, the strafpunten scored in the season do not.
+    One query, over the few sessions that have them."""
+    carried: dict[int, int] = defaultdict(int)
+    for start in (
+        Session.objects.filter(season=season, status__in=FINISHED, game="strafpunten")
+        .exclude(start={})
+        .values_list("start", flat=True)
+    ):
+        for name, total in (start or {}).items():
+            if name in player_ids:
+                carried[player_ids[name]] += int(total)
+    return carried
 
 
 def _primary(row: StandingRow, ranking: Ranking) -> tuple:
@@ -528,15 +536,15 @@ MAX_PLACE = 8  # at most eight at a table (RULES.md §1)
 
 
 def _round_scores(*, club_id: int, season_id: int | None, player_id: int) -> QuerySet:
-    qs = RoundScore.objects.filter(
-        player_id=player_id,
-        round__session__club_id=club_id,
-        round__session__status__in=FINISHED,
-        round__session__game="strafpunten",
-    )
-    if season_id is not None:
-        qs = qs.filter(round__session__season_id=season_id)
-    return qs.order_by()
+    """The player's round scores in the sessions in scope.
+
+    The sessions come from the player's own session results (a semi-join), so that PostgreSQL
+    walks the player's few thousand rows by index instead of hashing every round of the club.
+    """
+    sessions = results_in_scope(club_id=club_id, season_id=season_id, players=[player_id])
+    return RoundScore.objects.filter(
+        player_id=player_id, round__session_id__in=sessions.values("session_id")
+    ).order_by()
 
 
 _RUN_SQL = """

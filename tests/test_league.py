@@ -235,6 +235,25 @@ def test_per_round_scoring_ranks_fewest_strafpunten_per_round(season, people):
     ]
 
 
+def test_start_totals_from_a_paper_lei_are_not_strafpunten_of_the_season(season, people):
+    data = finish_order(["Anne", "Bas"])
+    data["start"] = {"Anne": 5, "Bas": 3}
+    services.session_import(club=season.club, data=data, season=season, played_on=DAY)
+    rows = standings.season_standings(season).rows
+    # Anne wins the one round (0), Bas takes the stake and a penalty of 10.
+    assert [(r.name, r.strafpunten, r.rounds_played) for r in rows] == [
+        ("Anne", 0, 1),
+        ("Bas", 11, 1),
+    ]
+
+
+def test_the_title_toepkoning_from_three_on_the_standings_page(client, public_club, season, people):
+    for i in range(3):
+        play(public_club, season, ["Anne", "Bas"], days_later=i)
+    body = client.get(reverse("league_season", args=[public_club.slug, season.pk])).content
+    assert body.count(b"badge--toepkoning") == 1
+
+
 # --- a player's statistics -----------------------------------------------------------------------
 
 STATS_SESSION = {
@@ -511,7 +530,7 @@ def test_standings_and_player_page_follow_a_recorded_round_and_a_correction(
     bas_url = reverse("league_player", args=[club.slug, people["Bas"].pk])
 
     def first() -> str:
-        return client.get(standings_url).context["rows"][0][0].name
+        return client.get(standings_url).context["standings"].rows[0].name
 
     def bas_kings() -> int:
         return client.get(bas_url).context["stats"].toepkoningen
@@ -530,9 +549,9 @@ def test_standings_and_player_page_follow_a_recorded_round_and_a_correction(
     # A new session recorded round by round counts as soon as its last round is in.
     live = services.session_start(club=club, players=["Bas", "Dirk"], season=season)
     record(live, "penalty", "Bas", points=10, reason="test")
-    assert client.get(standings_url).context["rows"][0][0].sessions == 1  # not finished yet
+    assert client.get(standings_url).context["standings"].rows[0].sessions == 1  # still running
     record(live, "win", "Dirk")
-    rows = {row.name: row for row, _, _ in client.get(standings_url).context["rows"]}
+    rows = {row.name: row for row in client.get(standings_url).context["standings"].rows}
     assert (rows["Dirk"].sessions, rows["Dirk"].points, rows["Bas"].sessions) == (1, 1, 2)
 
 
@@ -560,8 +579,8 @@ def _random_season(club, season, sessions: int) -> list[Session]:
 
 def _count_queries(client, django_assert_num_queries, club, season, sessions):
     anne = Player.objects.get(club=club, name="Anne")
-    # 1 club, 2 season, 3 aggregate per player (points, best N, form), 4 strafpunten from the
-    # rounds, 5 the players' names.
+    # 1 club, 2 season, 3 aggregate per player (points, best N, strafpunten, form), 4 the
+    # players' names, 5 start totals of sessions carried over from a paper lei.
     with django_assert_num_queries(5):
         assert client.get(reverse("league_season", args=[club.slug, season.pk])).status_code == 200
     # 1 club, 2 player, 3 seasons, 4 session results, 5 round scores, 6 longest run,
@@ -603,7 +622,7 @@ def test_head_to_head_costs_one_query_only_when_a_tie_reaches_it(
     club = tied_season.club
     club.standings_public = True
     club.save()
-    # 1 club, 2 season, 3 aggregate, 4 strafpunten, 5 names, 6 results among the tied players.
+    # 1 club, 2 season, 3 aggregate, 4 names, 5 start totals, 6 results among the tied players.
     with django_assert_num_queries(6):
         client.get(reverse("league_season", args=[club.slug, tied_season.pk]))
 
