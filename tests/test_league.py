@@ -639,3 +639,17 @@ def test_unknown_club_and_foreign_ids_are_not_found(client, public_club, season,
         client.get(reverse("league_player", args=[public_club.slug, stranger.pk])).status_code
         == 404
     )
+
+
+def test_members_get_the_live_viewer_link_and_the_public_does_not(
+    client, public_club, people, django_user_model
+):
+    session = services.session_start(club=public_club, players=["Anne", "Bas"], played_on=DAY)
+    url = reverse("league_session", args=[public_club.slug, session.pk])
+    assert client.get(url).context["viewer_link"] is None
+    member = django_user_model.objects.create_user(username="member")
+    ClubMembership.objects.create(club=public_club, user=member)
+    client.force_login(member)
+    link = client.get(url).context["viewer_link"]
+    assert link.startswith("/kijk/")
+    assert client.get(link).status_code == 200
