@@ -5,6 +5,7 @@ read by the small helpers below that fail loudly on a bad value. The defaults ar
 development: with nothing set, the app runs in debug mode on a SQLite file in the project folder.
 """
 
+import datetime
 import os
 from pathlib import Path
 
@@ -53,6 +54,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
+    "axes",
     "django_htmx",
     "template_partials",
     "scoring",
@@ -69,6 +71,9 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "toepen_site.middleware.ContentSecurityPolicyMiddleware",
+    # Last, as django-axes asks: it answers a locked-out login with 429.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "toepen_site.urls"
@@ -107,6 +112,25 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# Login attempts are limited per username and per client address (django-axes). The failures
+# are counted in the database, so every app server behind the proxy sees the same count.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = envint("LOGIN_FAILURE_LIMIT", "5")
+AXES_COOLOFF_TIME = datetime.timedelta(minutes=envint("LOGIN_COOLOFF_MINUTES", "15"))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one alone locks out
+AXES_RESET_ON_SUCCESS = True
+AXES_VERBOSE = False
+# Lockouts are lifted with `manage.py axes_reset_username NAME` / `axes_reset_ip ADDRESS`; the
+# club admin (scoped to clubs, tests/test_admin_scoping.py) has no page for them.
+AXES_ENABLE_ADMIN = False
+AXES_CLIENT_IP_CALLABLE = "toepen_site.middleware.client_ip"
+# How many proxies in front of the app servers append to X-Forwarded-For (0: none, the client
+# connects directly). Only those addresses are trusted; see toepen_site.middleware.client_ip.
+TRUSTED_PROXY_COUNT = envint("TRUSTED_PROXY_COUNT", "0")
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
@@ -144,6 +168,23 @@ SECURE_HSTS_PRELOAD = not DEBUG
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_SAMESITE = "Lax"
+# One strict policy for every page, the admin included (toepen_site/middleware.py says why it
+# needs no exception): no inline scripts or styles anywhere.
+CONTENT_SECURITY_POLICY = {
+    "default-src": "'self'",
+    "script-src": "'self'",
+    "style-src": "'self'",
+    "img-src": "'self' data:",
+    "connect-src": "'self'",
+    "frame-ancestors": "'none'",
+    "base-uri": "'none'",
+    "form-action": "'self'",
+    "object-src": "'none'",
+}
+CSP_REPORT_URI = os.getenv("CSP_REPORT_URI", "")
 
 LOGGING = {
     "version": 1,
