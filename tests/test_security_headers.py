@@ -41,7 +41,10 @@ POLICY = (
 
 
 def production_env(tmp_path: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in {"DEBUG", "SECRET_KEY"}}
+    # The browser tests' conftest sets DJANGO_ALLOW_ASYNC_UNSAFE for this process; a server
+    # never has it (check --deploy says so).
+    dropped = {"DEBUG", "SECRET_KEY", "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    env = {k: v for k, v in os.environ.items() if k not in dropped}
     env.update(
         DEBUG="false",
         SECRET_KEY=secrets.token_urlsafe(50),
