@@ -106,14 +106,34 @@ def base_url(live_server) -> str:
     return live_server.url
 
 
+def console_errors(context) -> list[str]:
+    """Collect every console error and uncaught exception of the context's pages from now on.
+
+    A page that works leaves this empty; a Content-Security-Policy violation (an inline style
+    htmx set, say) is a console error, so this is how the browser tests see one.
+    """
+    errors: list[str] = []
+
+    def watch(page) -> None:
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda error: errors.append(str(error)))
+
+    context.on("page", watch)
+    return errors
+
+
 @pytest.fixture
 def page(browser, request: pytest.FixtureRequest, screenshot_dir: Path) -> Iterator[object]:
     context = browser.new_context(viewport=TABLET, locale="nl-NL")
     context.set_default_timeout(10_000)
+    errors = console_errors(context)
     page = context.new_page()
     yield page
     report = getattr(request.node, "report_call", None)
-    if report is not None and report.failed:
+    failed = report is not None and report.failed
+    if failed:
         name = re.sub(r"[^\w.-]+", "_", request.node.name)
         page.screenshot(path=screenshot_dir / f"FAILED-{name}.png", full_page=True)
     context.close()
+    if errors and not failed:
+        pytest.fail("the browser console showed errors:\n" + "\n".join(errors), pytrace=False)

@@ -13,6 +13,7 @@ from playwright.sync_api import expect
 
 from scoring.engine import replay
 from scoring.models import Club, ClubMembership, Player, Session
+from tests.browser.conftest import console_errors
 
 pytestmark = pytest.mark.browser
 
@@ -85,6 +86,7 @@ def test_an_evening_on_the_tablet_to_a_toepkoning(page, browser, base_url, scree
     assert [s.player.name for s in session.seats.order_by("position")] == PLAYERS
 
     viewer_context = browser.new_context(viewport={"width": 1280, "height": 800}, locale="nl-NL")
+    viewer_errors = console_errors(viewer_context)
     viewer = viewer_context.new_page()
     viewer.goto(base_url + page.get_attribute('a[aria-label="De lei op de tv"]', "href"))
     assert "tv" in viewer.get_attribute("body", "class")
@@ -163,3 +165,4 @@ def test_an_evening_on_the_tablet_to_a_toepkoning(page, browser, base_url, scree
     page.screenshot(path=screenshot_dir / "tablet-375.png", full_page=True)
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
     viewer_context.close()
+    assert viewer_errors == []  # e.g. no Content-Security-Policy violation while polling
