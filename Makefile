@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint format bench bench-engine bench-league messages clean
+.PHONY: run test lint format bench bench-engine bench-league bench-load messages clean
 
 $(VENV)/.installed: requirements.txt
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11 or newer is needed"'
@@ -42,7 +42,13 @@ BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/toepen_bench
 bench-league: $(VENV)/.installed
 	$(PY) bench/league.py --database-url $(BENCH_DATABASE_URL) --write BENCHMARKS.md
 
-bench: bench-engine bench-league
+# The app under gunicorn against the same database, driven over loopback by bench/loadgen.py:
+# each request type against a bare view, the mixed Friday night, and two instances behind nginx
+# (apt-get install nginx). Bounded in time; about ten minutes. Not part of `make test`.
+bench-load: $(VENV)/.installed
+	$(PY) bench/load.py --database-url $(BENCH_DATABASE_URL) --write BENCHMARKS.md $(LOAD_ARGS)
+
+bench: bench-engine bench-league bench-load
 
 messages: $(VENV)/.installed
 	$(PY) manage.py makemessages -l nl -l en -l de --ignore=.venv --ignore=staticfiles

@@ -1,0 +1,466 @@
+"""Load benchmark, "Friday night at scale": the app under gunicorn against PostgreSQL.
+
+Run with ``make bench-load`` (``python bench/load.py [--write BENCHMARKS.md] [options]``).
+
+1. The league dataset of ``bench/league.py`` (``toepen_bench``: 5,000 sessions) plus a few
+   hundred running sessions for the tablets, with some rounds played (made again every run).
+2. gunicorn (workers = 2 x cores + 1) with ``bench/settings.py``: the app's settings, DEBUG off,
+   collected static files, plus ``/bench/floor/``, a bare view returning a short text: the floor
+   of this stack that every request type is compared with.
+3. ``bench/loadgen.py`` in a process of its own (asyncio + httpx, loopback only) measures each
+   request type in turn; then the mixed scenario (tablets recording rounds while viewers poll)
+   with the CPU of the gunicorn workers, of PostgreSQL and of the load generator itself; then
+   the same scenario against two gunicorn instances behind nginx (``bench/nginx.conf``), after
+   which every accepted event is checked against the stored event log and every viewer's last
+   seen version against the session's final version.
+
+Every phase is bounded in requests or in seconds and stops by itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench import league  # noqa: E402
+from bench.servers import CpuSample, gunicorns, nginx, workers_for_this_machine  # noqa: E402
+
+LOAD_LABEL = "Belasting"  # table labels of the load benchmark's running sessions
+RULES = {"max_points": 100000, "knock_cap": "none"}  # nobody goes out during the run
+PLAYED_ROUNDS = 12  # rounds on each sheet before the run: a table halfway through the evening
+BENCH_TABLETS = 24  # sessions for the per-request measurements (the rest: the mixed scenario)
+TARGETS = {  # p95 as a multiple of the floor's p95 (issue 6)
+    "event POST": 4.0,
+    "viewer poll, unchanged (304)": 1.5,
+    "standings page": 5.0,
+}
+MIXED_P95_MS = 150
+
+
+def _env(database_url: str) -> dict[str, str]:
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "DEBUG": "false",
+        "SECRET_KEY": "bench-only-" + "x" * 40,
+        "ALLOWED_HOSTS": "127.0.0.1,localhost,testserver",
+        "SECURE_SSL_REDIRECT": "false",  # plain HTTP on loopback: no TLS in front here
+        "SECURE_COOKIES": "false",
+        "SECURE_HSTS_SECONDS": "0",
+        "DJANGO_SETTINGS_MODULE": "bench.settings",
+        "LOG_LEVEL": "WARNING",
+        "PYTHONPATH": str(ROOT),
+    }
+    return env
+
+
+def collect_static(env: dict[str, str]) -> None:
+    subprocess.run(
+        [sys.executable, "manage.py", "collectstatic", "--noinput", "--verbosity=0"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+    )
+
+
+def make_tables(count: int, log) -> list[dict[str, Any]]:
+    """``count`` running sessions of the bench club, each ``PLAYED_ROUNDS`` rounds in."""
+    from scoring import access, services
+    from scoring.engine.simulate import random_session
+    from scoring.models import Club, Player, Session
+
+    club = Club.objects.get(slug=league.CLUB)
+    old = Session.objects.filter(club=club, table_label__startswith=LOAD_LABEL)
+    log(f"tables: removing {old.count()} from the last run")
+    old.delete()
+    names = list(Player.objects.filter(club=club, is_guest=False).values_list("name", flat=True))
+    rng = random.Random(1606)
+    tables = []
+    today = datetime.date.today()
+    for i in range(count):
+        players = rng.sample(names, 4)
+        data = random_session(rng, players, rounds=PLAYED_ROUNDS, rules=RULES, extras=False)
+        session = services.session_import(
+            club=club, data=data, table_label=f"{LOAD_LABEL} {i + 1}", played_on=today
+        )
+        tables.append(
+            {
+                "pk": session.pk,
+                "token": session.scorer_token,
+                "file": session.to_file(),
+                "version": session.version,
+                "viewer": f"/kijk/{access.viewer_token(session.pk)}/",
+            }
+        )
+    log(f"tables: {count} running sessions, {PLAYED_ROUNDS} rounds played on each")
+    return tables
+
+
+def pages() -> tuple[str, str, int]:
+    from django.db.models import Count
+    from django.urls import reverse
+
+    from scoring.models import Club, Season, SessionResult
+
+    club = Club.objects.get(slug=league.CLUB)
+    season = Season.objects.filter(club=club).order_by("-starts_on").first()
+    busiest = (
+        SessionResult.objects.filter(session__club=club, player__isnull=False)
+        .values("player_id")
+        .annotate(n=Count("id"))
+        .order_by("-n")
+        .first()
+    )
+    return (
+        reverse("league_season", args=[club.slug, season.pk]),
+        reverse("league_player", args=[club.slug, busiest["player_id"]]),
+        busiest["n"],
+    )
+
+
+def run_loadgen(spec: dict[str, Any], phase: str, app_pids: list[int]) -> dict[str, Any]:
+    folder = Path(tempfile.mkdtemp(prefix="toepen-load-"))
+    (folder / "spec.json").write_text(json.dumps(spec))
+    before = CpuSample.take(app_pids)
+    subprocess.run(
+        [sys.executable, str(ROOT / "bench/loadgen.py"), folder / "spec.json",
+         folder / "out.json", phase],
+        cwd=ROOT,
+        check=True,
+        timeout=spec.get("duration", 0) + 900,
+    )  # fmt: skip
+    cpu = CpuSample.take(app_pids).since(before)
+    return {**json.loads((folder / "out.json").read_text()), **cpu}
+
+
+# --- checks after the mixed scenario ---------------------------------------------------------
+
+
+def check_consistency(out: dict[str, Any], tables: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    """Every accepted event is in the stored log, in order, and nothing else is; every viewer
+    saw the final version."""
+    from scoring.models import AuditEntry, Session
+
+    accepted = lost = extra = 0
+    final = dict(
+        Session.objects.filter(pk__in=list(tables)).values_list("pk", "version")
+    )  # fmt: skip
+    mismatched_tablets = 0
+    for tablet in out["tablets"]:
+        pk = tablet["pk"]
+        before = [e for r in tables[pk]["file"]["rounds"] for e in r["events"]]
+        stored = [e for r in Session.objects.get(pk=pk).to_file()["rounds"] for e in r["events"]]
+        mine = tablet["accepted"]
+        accepted += len(mine)
+        new = stored[len(before) :]
+        if stored[: len(before)] != before or new != mine:
+            common = sum(1 for a, b in zip(new, mine, strict=False) if a == b)
+            lost += len(mine) - common
+            extra += len(new) - common
+        events = AuditEntry.objects.filter(session_id=pk, action="event").count()
+        if events != len(mine) or final[pk] != tablet["version"]:
+            mismatched_tablets += 1
+    stale_viewers = sum(1 for v in out["viewers"] if v["version"] != final[v["pk"]])
+    return {
+        "accepted": accepted,
+        "lost": lost,
+        "unexpected": extra,
+        "tablets_out_of_step": mismatched_tablets,
+        "viewers": len(out["viewers"]),
+        "viewers_behind": stale_viewers,
+    }
+
+
+# --- figures ---------------------------------------------------------------------------------
+
+
+def pct(figures: list[float], q: float) -> float:
+    ordered = sorted(figures)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] if ordered else 0.0
+
+
+def endpoint_table(out: dict[str, Any], concurrency: int) -> tuple[str, dict[str, float]]:
+    floor = out["ms"]["floor"] + out["ms"].get("floor (again, last)", [])
+    floor_p = {q: pct(floor, q) for q in (0.5, 0.95, 0.99)}
+    seconds = out["seconds"]
+    lines = [
+        "| request | n | p50 ms | p95 ms | p99 ms | req/s | p50 x floor | p95 x floor "
+        "| p99 x floor | target (p95) | met |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    ratios = {}
+    order = [
+        "floor",
+        "event POST",
+        "undo POST",
+        "viewer poll, unchanged (304)",
+        "viewer poll, changed (200)",
+        "tablet page (full sheet)",
+        "standings page",
+        "player page",
+        "floor (again, last)",
+    ]
+    for kind in order:
+        figures = out["ms"].get(kind, [])
+        if not figures:
+            continue
+        p = {q: pct(figures, q) for q in (0.5, 0.95, 0.99)}
+        rate = len(figures) / seconds[kind] if seconds.get(kind) else 0
+        if kind in ("event POST", "undo POST"):
+            rate = len(figures) / seconds[kind]  # the two share one interval: each its own count
+        ratio = {q: p[q] / floor_p[q] for q in p}
+        ratios[kind] = ratio[0.95]
+        target = TARGETS.get(kind)
+        met = "" if target is None else ("yes" if ratio[0.95] <= target else "**no**")
+        lines.append(
+            f"| {kind} | {len(figures)} | {p[0.5]:.1f} | {p[0.95]:.1f} | {p[0.99]:.1f} "
+            f"| {rate:.0f} | {ratio[0.5]:.1f} | {ratio[0.95]:.1f} | {ratio[0.99]:.1f} "
+            f"| {'≤ ' + format(target, '.1f') + ' x' if target else ''} | {met} |"
+        )
+    errors = sum(out["errors"].values())
+    lines += [
+        "",
+        f"Each request type in turn, {concurrency} clients in a closed loop (a new request as soon"
+        " as one is answered), after a warm-up; the floor is measured first and last and both"
+        f" runs count. Errors: {errors}.",
+    ]
+    return "\n".join(lines), ratios
+
+
+def mixed_table(out: dict[str, Any], title: str) -> str:
+    total = sum(len(v) for v in out["ms"].values())
+    lines = [
+        f"**{title}**",
+        "",
+        "| request | n | errors | p50 ms | p95 ms | p99 ms | max ms | met (p95 < 150 ms) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    kinds = sorted(set(out["ms"]) | set(out["errors"]))
+    for kind in kinds:
+        figures = out["ms"].get(kind, [])
+        errors = out["errors"].get(kind, 0)
+        p95 = pct(figures, 0.95)
+        met = "yes" if figures and p95 < MIXED_P95_MS and not errors else "**no**"
+        lines.append(
+            f"| {kind} | {len(figures)} | {errors} | {pct(figures, 0.5):.1f} | {p95:.1f} "
+            f"| {pct(figures, 0.99):.1f} | {max(figures, default=0):.1f} | {met} |"
+        )
+    wall = out["wall_s"]
+    lines += [
+        "",
+        f"{total:,} answered requests in {out['seconds']:.0f} s ({total / out['seconds']:.0f}"
+        f" req/s). CPU during the run: gunicorn {out['app_cpu_s']:.1f} s"
+        f" ({out['app_cpu_s'] / wall:.2f} cores, {1000 * out['app_cpu_s'] / total:.2f} ms per"
+        f" request), PostgreSQL {out['db_cpu_s']:.1f} s ({out['db_cpu_s'] / wall:.2f} cores,"
+        f" {1000 * out['db_cpu_s'] / total:.2f} ms per request), the load generator"
+        f" {out['loadgen_cpu_s']:.1f} s ({out['loadgen_cpu_s'] / out['loadgen_wall_s']:.2f}"
+        " cores).",
+    ]
+    if out["samples"]:
+        lines += ["", "First errors: " + "; ".join(f"`{s[:100]}`" for s in out["samples"][:5])]
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL",
+                                                                 league.DEFAULT_URL))  # fmt: skip
+    parser.add_argument("--write", metavar="FILE", help="write the section into this file")
+    parser.add_argument("--port", type=int, default=8611)
+    parser.add_argument("--requests", type=int, default=1000, help="per request type")
+    parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument("--tablets", type=int, default=300)
+    parser.add_argument("--viewers", type=int, default=3000)
+    parser.add_argument("--tablet-period", type=float, default=20)
+    parser.add_argument("--viewer-period", type=float, default=3)
+    parser.add_argument("--duration", type=float, default=120)
+    parser.add_argument("--skip", nargs="*", default=[], choices=["endpoints", "mixed", "scale"])
+    args = parser.parse_args()
+    if not args.database_url.startswith(("postgres://", "postgresql://")):
+        parser.error("the load benchmark needs a PostgreSQL database URL")
+
+    def log(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    env = _env(args.database_url)
+    shared = (
+        "DEBUG",
+        "SECRET_KEY",
+        "ALLOWED_HOSTS",
+        "SECURE_SSL_REDIRECT",
+        "DJANGO_SETTINGS_MODULE",
+    )
+    os.environ.update({k: env[k] for k in shared})
+    league._setup(args.database_url)
+    league.build(rebuild=False, log=log)
+    collect_static(env)
+    standings_url, player_url, player_sessions = pages()
+    workers = workers_for_this_machine()
+    base = f"http://127.0.0.1:{args.port}"
+    sections: list[str] = []
+    from bench.report import machine
+
+    mixed_note = (
+        f"{args.tablets} tablets each recording a round (a knock, a fold, a win, about a second"
+        f" apart) every {args.tablet_period:g} s while {args.viewers:,} viewers poll every"
+        f" {args.viewer_period:g} s (HTMX, If-None-Match), for {args.duration:g} s; then the"
+        " viewers poll once more."
+    )
+    results: dict[str, Any] = {}
+
+    def mixed_spec(tables: list[dict[str, Any]], url: str) -> dict[str, Any]:
+        per_viewer = [tables[i % len(tables)] for i in range(args.viewers)]
+        return {
+            "base": url,
+            "duration": args.duration,
+            "tablet_period": args.tablet_period,
+            "viewer_period": args.viewer_period,
+            "tablets": tables,
+            "viewers": [{"pk": t["pk"], "url": t["viewer"]} for t in per_viewer],
+        }
+
+    if "endpoints" not in args.skip:
+        tables = make_tables(BENCH_TABLETS, log)
+        spec = {
+            "base": base,
+            "requests": args.requests,
+            "concurrency": args.concurrency,
+            "bench_tablets": tables,
+            "bench_viewers": [{"pk": t["pk"], "url": t["viewer"]} for t in tables],
+            "standings": standings_url,
+            "player": player_url,
+        }
+        with gunicorns([args.port], env, workers=workers) as servers:
+            pids = [p for s in servers for p in s.pids]
+            log("endpoints: measuring each request type")
+            results["endpoints"] = run_loadgen(spec, "endpoints", pids)
+            tables = make_tables(1, log)
+            results["sizes"] = run_loadgen({**spec, "bench_tablets": tables}, "sizes", pids)
+    if "mixed" not in args.skip:
+        tables = make_tables(args.tablets, log)
+        with gunicorns([args.port], env, workers=workers) as servers:
+            pids = [p for s in servers for p in s.pids]
+            log(f"mixed: {args.tablets} tablets, {args.viewers} viewers, {args.duration:g} s")
+            out = run_loadgen(mixed_spec(tables, base), "mixed", pids)
+            out["check"] = check_consistency(out, {t["pk"]: t for t in tables})
+            results["mixed"] = out
+    if "scale" not in args.skip:
+        tables = make_tables(args.tablets, log)
+        ports = [args.port + 1, args.port + 2]
+        with gunicorns(ports, env, workers=workers) as servers, nginx(args.port, ports):
+            pids = [p for s in servers for p in s.pids]
+            log("scale-out: the same mixed load through nginx over two gunicorn instances")
+            out = run_loadgen(mixed_spec(tables, base), "mixed", pids)
+            out["check"] = check_consistency(out, {t["pk"]: t for t in tables})
+            results["scale"] = out
+
+    Path(tempfile.gettempdir(), "toepen-load-results.json").write_text(json.dumps(results))
+    sections = [
+        "## Friday night at scale (`make bench-load`)",
+        "",
+        f"Machine: {machine()}; PostgreSQL {postgres_version()} on the same machine; gunicorn"
+        f" {workers} sync workers (2 x cores + 1), DEBUG off, collected static files served by"
+        " whitenoise; the load generator (`bench/loadgen.py`: asyncio + httpx) in a process of"
+        " its own on the same two cores, over loopback. Dataset: the league's club (5,000"
+        f" finished sessions) plus running sessions with {PLAYED_ROUNDS} rounds played each.",
+    ]
+    if "endpoints" in results:
+        table, _ratios = endpoint_table(results["endpoints"], args.concurrency)
+        sections += [
+            "",
+            "### Each request type against the floor",
+            "",
+            "The floor is `/bench/floor/` (`bench/urls.py`, routed only by `bench/settings.py`): "
+            "a view that returns a short text through the same middleware and gunicorn.",
+            "",
+            table,
+            f" The standings are of a season of 1,000 sessions; the player page is of the busiest"
+            f" player ({player_sessions} sessions, all seasons). An event POST and an undo are"
+            " HTMX taps answered with the `#live` fragment.",
+            "",
+            sizes_text(results["sizes"]),
+        ]
+    if "mixed" in results:
+        sections += ["", "### Mixed scenario", "", mixed_note, "",
+                     mixed_table(results["mixed"], "One gunicorn instance"),
+                     "", check_text(results["mixed"]["check"])]  # fmt: skip
+    if "scale" in results:
+        sections += [
+            "",
+            "### Scale-out",
+            "",
+            "The same mixed load through nginx (`bench/nginx.conf`, round-robin, started and"
+            " stopped by the script with its own pid and log files in a temp dir) over two"
+            f" gunicorn instances of {workers} workers each, on two ports.",
+            "",
+            mixed_table(results["scale"], "nginx → two gunicorn instances"),
+            "",
+            check_text(results["scale"]["check"]),
+        ]
+    extra = Path(ROOT / "bench/load_findings.md")
+    if extra.exists():
+        sections += ["", extra.read_text().strip()]
+    sections += [
+        "",
+        "Reproduce: `make bench-load` (or all benchmarks: `make bench`); options:"
+        " `.venv/bin/python bench/load.py --help`.",
+    ]
+    body = "\n".join(sections)
+    print(body)
+    if args.write:
+        from bench.report import write_section
+
+        write_section(args.write, "load", body)
+    return 0
+
+
+def postgres_version() -> str:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW server_version")
+        return cursor.fetchone()[0].split()[0]
+
+
+def sizes_text(sizes: dict[str, Any]) -> str:
+    files = sizes["files"]
+    parts = ", ".join(
+        f"{name.rsplit('/', 1)[-1] or name} {v[0] / 1024:.1f} KB" + (f" ({v[2]})" if v[2] else "")
+        for name, v in files.items()
+    )
+    events = sizes["events"] or [0]
+    cache = {v[3] for name, v in files.items() if name != "page" and len(v) > 3}
+    return (
+        f"Transferred on the first load of the tablet page (gzip accepted, every asset it"
+        f" names): **{sizes['total'] / 1024:.1f} KB** (target < 80 KB): {parts}. Static files"
+        f" are sent with `Cache-Control: {', '.join(sorted(c for c in cache if c))}`. An event"
+        f" answer (the HTMX fragment, headers included): **{statistics.median(events) / 1024:.1f}"
+        f" KB** median, {max(events) / 1024:.1f} KB at most (target < 6 KB)."
+    )
+
+
+def check_text(check: dict[str, Any]) -> str:
+    ok = not (check["lost"] or check["unexpected"] or check["viewers_behind"])
+    return (
+        f"Checked after the run: {check['accepted']:,} accepted events, {check['lost']} lost,"
+        f" {check['unexpected']} in the log that no tablet was told of, "
+        f"{check['tablets_out_of_step']} tablets whose audit count or version differs;"
+        f" {check['viewers'] - check['viewers_behind']:,} of {check['viewers']:,} viewers saw"
+        f" the final version. {'Consistent.' if ok else '**Not consistent.**'}"
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

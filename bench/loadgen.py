@@ -1,0 +1,429 @@
+"""The load generator of ``bench/load.py``: an asyncio client (httpx) in a process of its own.
+
+It knows nothing of Django. ``bench/load.py`` writes a spec (JSON: the base URL, the tablets
+with their scorer links and event logs, the viewer links, the pages) and runs
+``python bench/loadgen.py SPEC OUT PHASE``; the figures go to OUT as JSON. Every event a
+tablet posts is chosen by the engine (``scoring.engine``, pure Python) from the log it has
+recorded so far, so every event is valid and a refusal or a stale answer is an error.
+
+Phases:
+- ``endpoints``: each request type in turn, ``requests`` times at ``concurrency`` clients;
+- ``sizes``: the bytes a first load of the tablet page transfers (gzip, all assets) and of
+  event answers;
+- ``mixed``: ``tablets`` tablets each record a round (knock, fold, win) every
+  ``tablet_period`` s while ``viewers`` viewers poll every ``viewer_period`` s, for
+  ``duration`` s; the tablets stop, the viewers poll once more, then everyone stops.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import random
+import re
+import resource
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from scoring.engine import replay  # pure Python, no Django
+
+VERSION = re.compile(rb'data-version="(\d+)"')
+CSRF = re.compile(rb'"X-CSRFToken": "([^"]+)"')
+REFUSED = re.compile(rb'id="(refusal|stale)"')
+ASSET = re.compile(rb'(?:href|src)="(/static/[^"]+)"')
+ETAG_VERSION = re.compile(r'"lei-(\d+)-(\d+)-')
+HX = {"HX-Request": "true"}
+TIMEOUT = httpx.Timeout(30.0)
+_keys = itertools.count(1)
+
+
+def wire_size(response: httpx.Response) -> int:
+    """Bytes on the wire for one answer: the status line, the headers and the body as sent."""
+    head = 17 + sum(len(k) + len(v) + 4 for k, v in response.headers.raw)
+    return head + response.num_bytes_downloaded
+
+
+class Recorder:
+    """Latencies (ms) and errors per request type."""
+
+    def __init__(self) -> None:
+        self.ms: dict[str, list[float]] = defaultdict(list)
+        self.errors: dict[str, int] = defaultdict(int)
+        self.error_samples: list[str] = []
+        self.sizes: dict[str, list[int]] = defaultdict(list)
+
+    def ok(self, kind: str, ms: float, size: int | None = None) -> None:
+        self.ms[kind].append(ms)
+        if size is not None:
+            self.sizes[kind].append(size)
+
+    def error(self, kind: str, why: str) -> None:
+        self.errors[kind] += 1
+        if len(self.error_samples) < 20:
+            self.error_samples.append(f"{kind}: {why}")
+
+    def as_json(self) -> dict[str, Any]:
+        return {"ms": self.ms, "errors": self.errors, "samples": self.error_samples,
+                "sizes": self.sizes}  # fmt: skip
+
+
+class Tablet:
+    """One pub tablet: a scorer link, its cookies, the session's log as far as it recorded it."""
+
+    def __init__(self, spec: dict[str, Any], base: str, *, recorder: Recorder) -> None:
+        self.pk = spec["pk"]
+        self.token = spec["token"]
+        self.data = spec["file"]
+        self.version = spec["version"]
+        self.csrf = ""
+        self.base = base
+        self.recorder = recorder
+        self.accepted: list[dict[str, Any]] = []  # events recorded in this phase, in order
+        self.undone = 0
+        self.client = httpx.AsyncClient(base_url=base, timeout=TIMEOUT, headers={
+            "Accept-Encoding": "gzip"})  # fmt: skip
+
+    async def open(self) -> None:
+        """Open the scorer link once (the Django session keeps it), then the tablet page."""
+        link = await self.client.get(f"/tafel/{self.token}/")
+        assert link.status_code == 302, (link.status_code, link.text[:200])
+        await self.page(kind=None)
+
+    async def page(self, kind: str | None = "tablet page") -> None:
+        start = time.perf_counter()
+        response = await self.client.get(f"/sessies/{self.pk}/")
+        ms = (time.perf_counter() - start) * 1000
+        if response.status_code != 200:
+            self.recorder.error(kind or "setup", f"HTTP {response.status_code}")
+            return
+        self.csrf = CSRF.search(response.content).group(1).decode()
+        self.version = int(VERSION.search(response.content).group(1))
+        if kind:
+            self.recorder.ok(kind, ms, wire_size(response))
+
+    def next_event(self, step: int) -> dict[str, Any]:
+        """The next tap of a round of the mixed scenario: a knock, a fold, a win (engine)."""
+        view = replay(self.data, open_round=True).what_now()
+        if not view.started:
+            knockers = [p for p, why in view.may_knock.items() if why is None]
+            if knockers:
+                return {"type": "knock", "player": knockers[step % len(knockers)]}
+        if view.must_answer and not view.folded:
+            player = view.must_answer[0]
+            if view.may_fold.get(player) is None:
+                return {"type": "fold", "player": player}
+        winners = [p for p, why in view.may_win.items() if why is None]
+        return {"type": "win", "player": winners[step % len(winners)]}
+
+    def _apply(self, event: dict[str, Any]) -> None:
+        rounds = self.data["rounds"]
+        view = replay(self.data, open_round=True).what_now()
+        if rounds and len(rounds) == view.round_number and not view.finished:
+            rounds[-1]["events"].append(event)
+        else:
+            rounds.append({"events": [event]})
+
+    def _unapply(self) -> None:
+        rounds = self.data["rounds"]
+        rounds[-1]["events"].pop()
+        if not rounds[-1]["events"] and not rounds[-1].get("absent") and not rounds[-1].get("join"):
+            rounds.pop()
+
+    async def post(self, path: str, form: dict[str, Any], kind: str) -> bool:
+        form = {**form, "version": str(self.version), "key": f"lg-{next(_keys)}-{random.random()}"}
+        headers = {**HX, "X-CSRFToken": self.csrf}
+        start = time.perf_counter()
+        try:
+            response = await self.client.post(path, data=form, headers=headers)
+        except httpx.HTTPError as error:
+            self.recorder.error(kind, type(error).__name__)
+            return False
+        ms = (time.perf_counter() - start) * 1000
+        if response.status_code != 200:
+            self.recorder.error(kind, f"HTTP {response.status_code}")
+            return False
+        found = VERSION.search(response.content)
+        if REFUSED.search(response.content) or found is None:
+            self.recorder.error(kind, "refused or stale: " + response.text[:120])
+            if found:
+                self.version = int(found.group(1))
+            return False
+        self.version = int(found.group(1))
+        self.recorder.ok(kind, ms, wire_size(response))
+        return True
+
+    async def event(self, event: dict[str, Any], kind: str = "event POST") -> bool:
+        form = {"type": event["type"], "player": event["player"]}
+        if event.get("jack"):
+            form["jack"] = "on"
+        if await self.post(f"/sessies/{self.pk}/gebeurtenis/", form, kind):
+            self._apply(event)
+            self.accepted.append(event)
+            return True
+        return False
+
+    async def undo(self, kind: str = "undo POST") -> bool:
+        if await self.post(f"/sessies/{self.pk}/ongedaan/", {}, kind):
+            self._unapply()
+            self.accepted.pop()
+            self.undone += 1
+            return True
+        return False
+
+
+class Viewer:
+    def __init__(self, pk: int, url: str) -> None:
+        self.pk = pk
+        self.url = url
+        self.etag: str | None = None
+
+    @property
+    def version(self) -> int | None:
+        found = ETAG_VERSION.search(self.etag or "")
+        return int(found.group(2)) if found else None
+
+    async def poll(self, client: httpx.AsyncClient, recorder: Recorder) -> None:
+        headers = dict(HX)
+        if self.etag:
+            headers["If-None-Match"] = self.etag
+        start = time.perf_counter()
+        try:
+            response = await client.get(self.url, headers=headers)
+        except httpx.HTTPError as error:
+            recorder.error("viewer poll", type(error).__name__)
+            return
+        ms = (time.perf_counter() - start) * 1000
+        if response.status_code == 304:
+            recorder.ok("viewer poll, unchanged (304)", ms, wire_size(response))
+        elif response.status_code == 200:
+            recorder.ok("viewer poll, changed (200)", ms, wire_size(response))
+            self.etag = response.headers["ETag"]
+        else:
+            recorder.error("viewer poll", f"HTTP {response.status_code}")
+
+
+# --- phases ----------------------------------------------------------------------------------
+
+
+async def closed_loop(count: int, concurrency: int, call) -> None:
+    """``count`` calls of ``call(worker)`` spread over ``concurrency`` workers."""
+    remaining = iter(range(count))
+
+    async def worker(number: int) -> None:
+        for _ in remaining:
+            await call(number)
+
+    await asyncio.gather(*(worker(n) for n in range(concurrency)))
+
+
+async def endpoints(spec: dict[str, Any], recorder: Recorder) -> dict[str, Any]:
+    base, count, concurrency = spec["base"], spec["requests"], spec["concurrency"]
+    limits = httpx.Limits(max_connections=concurrency * 2)
+    client = httpx.AsyncClient(base_url=base, timeout=TIMEOUT, limits=limits,
+                               headers={"Accept-Encoding": "gzip"})  # fmt: skip
+    warmup = Recorder()
+    times: dict[str, float] = {}
+
+    async def run(kind: str, call, n: int = count) -> None:
+        await closed_loop(max(20, n // 20), concurrency, lambda w: call(w, warmup))
+        start = time.perf_counter()
+        await closed_loop(n, concurrency, lambda w: call(w, recorder))
+        times[kind] = time.perf_counter() - start
+
+    async def get(url: str, kind: str, rec: Recorder, headers: dict[str, str] | None = None):
+        start = time.perf_counter()
+        response = await client.get(url, headers=headers or {})
+        ms = (time.perf_counter() - start) * 1000
+        if response.status_code not in (200, 304):
+            rec.error(kind, f"HTTP {response.status_code}")
+        else:
+            rec.ok(kind, ms, wire_size(response))
+
+    await run("floor", lambda w, rec: get("/bench/floor/", "floor", rec))
+
+    viewers = [Viewer(v["pk"], v["url"]) for v in spec["bench_viewers"]]
+    for v in viewers:
+        response = await client.get(v.url, headers=HX)
+        v.etag = response.headers["ETag"]
+    cycle = itertools.cycle(viewers)
+
+    def poll_304(w, rec):
+        v = next(cycle)
+        return get(v.url, "viewer poll, unchanged (304)", rec, {**HX, "If-None-Match": v.etag})
+
+    def poll_200(w, rec):
+        v = next(cycle)
+        stale = f'"lei-{v.pk}-0-nl-live"'  # a version the viewer saw long ago
+        return get(v.url, "viewer poll, changed (200)", rec, {**HX, "If-None-Match": stale})
+
+    await run("viewer poll, unchanged (304)", poll_304)
+    await run("viewer poll, changed (200)", poll_200)
+
+    tablets = [Tablet(t, base, recorder=recorder) for t in spec["bench_tablets"]]
+    await asyncio.gather(*(t.open() for t in tablets))
+    own = [tablets[w::concurrency] for w in range(concurrency)]
+    steps = defaultdict(int)
+
+    async def tap(w: int, rec: Recorder) -> None:
+        # Each worker writes only its own tablets' sessions: no one waits for a row lock.
+        tablet = own[w][steps[w] % len(own[w])]
+        steps[w] += 1
+        tablet.recorder = rec
+        event = tablet.next_event(steps[w])
+        if not await tablet.event(event):
+            await tablet.page(kind=None)  # back in step with the sheet
+            return
+        if steps[w] % 2 == 0:  # take every other tap back and tap it again
+            if await tablet.undo():
+                await tablet.event(event)
+            else:
+                await tablet.page(kind=None)
+
+    start = time.perf_counter()
+    await closed_loop(max(20, count // 20), concurrency, lambda w: tap(w, warmup))
+    recorder_count = len(recorder.ms["event POST"])
+    start = time.perf_counter()
+    while len(recorder.ms["event POST"]) - recorder_count < count:
+        await closed_loop(concurrency * 10, concurrency, lambda w: tap(w, recorder))
+    elapsed = time.perf_counter() - start
+    times["event POST"] = times["undo POST"] = elapsed  # both in the same interval
+
+    tablet_cycle = itertools.cycle(tablets)
+
+    async def page(w, rec):
+        tablet = next(tablet_cycle)
+        tablet.recorder = rec
+        await tablet.page(kind="tablet page (full sheet)")
+
+    await run("tablet page (full sheet)", page, count // 2)
+    await run("standings page", lambda w, rec: get(spec["standings"], "standings page", rec),
+              count // 2)  # fmt: skip
+    await run("player page", lambda w, rec: get(spec["player"], "player page", rec), count // 2)
+    await run("floor (again, last)", lambda w, rec: get("/bench/floor/", "floor (again, last)",
+                                                        rec))  # fmt: skip
+    for t in tablets:
+        await t.client.aclose()
+    await client.aclose()
+    return {"seconds": times, "warmup_errors": warmup.errors}
+
+
+async def sizes(spec: dict[str, Any], recorder: Recorder) -> dict[str, Any]:
+    """A first load of the tablet page with every asset it names, gzip accepted; and events."""
+    tablet = Tablet(spec["bench_tablets"][0], spec["base"], recorder=recorder)
+    await tablet.open()
+    page = await tablet.client.get(f"/sessies/{tablet.pk}/")
+    assets = sorted({m.decode() for m in ASSET.findall(page.content)})
+    files = {"page": (wire_size(page), len(page.content), page.headers.get("content-encoding"))}
+    for url in assets:
+        response = await tablet.client.get(url)
+        files[url] = (
+            wire_size(response),
+            len(response.content),
+            response.headers.get("content-encoding"),
+            response.headers.get("cache-control"),
+        )
+    events = []
+    for step in range(6):
+        before = len(recorder.sizes["event POST"])
+        await tablet.event(tablet.next_event(step))
+        if len(recorder.sizes["event POST"]) > before:
+            events.append(recorder.sizes["event POST"][-1])
+    await tablet.client.aclose()
+    return {"files": files, "total": sum(f[0] for f in files.values()), "events": events}
+
+
+async def mixed(spec: dict[str, Any], recorder: Recorder) -> dict[str, Any]:
+    base, duration = spec["base"], spec["duration"]
+    tablets = [Tablet(t, base, recorder=recorder) for t in spec["tablets"]]
+    viewers = [Viewer(v["pk"], v["url"]) for v in spec["viewers"]]
+    # Opening 300 scorer links at once is not the scenario: spread it, then start together.
+    sem = asyncio.Semaphore(8)
+
+    async def opened(t: Tablet) -> None:
+        async with sem:
+            await t.open()
+
+    await asyncio.gather(*(opened(t) for t in tablets))
+    limits = httpx.Limits(max_connections=spec.get("viewer_connections", 256))
+    clients = [httpx.AsyncClient(base_url=base, timeout=TIMEOUT, limits=limits) for _ in range(4)]
+    rng = random.Random(6)
+    start = time.perf_counter()
+    tablets_end = start + duration
+    tablets_done: list[float] = []  # when the last tablet's last tap was answered
+
+    async def tablet_loop(t: Tablet) -> None:
+        period = spec["tablet_period"]
+        at = start + rng.uniform(0, period)
+        step = 0
+        while at < tablets_end:
+            await asyncio.sleep(max(0.0, at - time.perf_counter()))
+            for _ in range(3):  # a knock, a fold, a win; a second or so between taps
+                step += 1
+                if not await t.event(t.next_event(step), kind="event POST"):
+                    await t.page(kind=None)
+                    break
+                await asyncio.sleep(rng.uniform(0.5, 1.5))
+            at += period
+
+    async def viewer_loop(v: Viewer, client: httpx.AsyncClient) -> None:
+        period = spec["viewer_period"]
+        at = start + rng.uniform(0, period)
+        # Until every tablet is done, then once more: the last poll starts after the last tap.
+        while not tablets_done or at <= tablets_done[0] + period:
+            await asyncio.sleep(max(0.0, at - time.perf_counter()))
+            await v.poll(client, recorder)
+            at += period
+
+    async def all_tablets() -> None:
+        await asyncio.gather(*(tablet_loop(t) for t in tablets))
+        tablets_done.append(time.perf_counter())
+
+    await asyncio.gather(
+        all_tablets(),
+        *(viewer_loop(v, clients[i % len(clients)]) for i, v in enumerate(viewers)),
+    )
+    elapsed = time.perf_counter() - start
+    for t in tablets:
+        await t.client.aclose()
+    for c in clients:
+        await c.aclose()
+    return {
+        "seconds": elapsed,
+        "tablets": [
+            {"pk": t.pk, "accepted": t.accepted, "version": t.version, "undone": t.undone}
+            for t in tablets
+        ],
+        "viewers": [{"pk": v.pk, "version": v.version} for v in viewers],
+    }
+
+
+def main() -> int:
+    spec_path, out_path, phase = sys.argv[1:4]
+    spec = json.loads(Path(spec_path).read_text())
+    recorder = Recorder()
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    wall = time.perf_counter()
+    run = {"endpoints": endpoints, "sizes": sizes, "mixed": mixed}[phase]
+    extra = asyncio.run(run(spec, recorder))
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    out = {
+        **recorder.as_json(),
+        **extra,
+        "loadgen_cpu_s": cpu,
+        "loadgen_wall_s": time.perf_counter() - wall,
+    }
+    Path(out_path).write_text(json.dumps(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
