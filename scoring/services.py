@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import Exists, OuterRef, QuerySet, Value
 from django.db.models.functions import Lower
 from django.utils import timezone
 
@@ -118,6 +118,9 @@ class RecordOutcome:
     round_number: int | None  # the round the write went into
     result: Result | None = field(default=None, repr=False)  # None when ``replayed``
     replayed: bool = False  # the key was known: nothing was recorded this time
+    # The session file as stored by this write (None when ``replayed``): with ``result`` the
+    # answer draws the sheet without reading the log again or replaying it a second time.
+    data: dict[str, Any] | None = field(default=None, repr=False)
 
     def as_json(self) -> dict[str, Any]:
         return {"version": self.version, "round_number": self.round_number}
@@ -132,6 +135,12 @@ def _club_players(club: Club, names: Sequence[str | Player]) -> dict[str, Player
     given = [n.name if isinstance(n, Player) else n for n in names]
     if not all(isinstance(n, str) and n.strip() for n in given):
         raise PlayerNameClash("every player needs a name")
+    longest = Player._meta.get_field("name").max_length
+    for n in given:
+        if len(n.strip()) > longest:
+            raise PlayerNameClash(f"{n[:20]}… is a name longer than {longest} characters")
+        if "\x00" in n:
+            raise PlayerNameClash("a name cannot hold a NUL character")
     folded = [n.casefold() for n in given]
     if len(set(folded)) != len(folded):
         twice = next(n for n in given if folded.count(n.casefold()) > 1)
@@ -143,7 +152,8 @@ def _club_players(club: Club, names: Sequence[str | Player]) -> dict[str, Player
         p.name.casefold(): p
         for p in Player.objects.filter(club=club)
         .annotate(lower_name=Lower("name"))
-        .filter(lower_name__in=[n.lower() for n in given])
+        # Lowered by the database, as its unique index does (SQLite folds ASCII letters only).
+        .filter(lower_name__in=[Lower(Value(n)) for n in given])
     }
     players: dict[str, Player] = {}
     for name in given:
@@ -161,7 +171,7 @@ def _guest(club: Club, name: str) -> Player:
             return Player.objects.create(club=club, name=name, is_guest=True)
     except IntegrityError:  # someone else sat the same new guest down a moment ago
         return Player.objects.annotate(lower_name=Lower("name")).get(
-            club=club, lower_name=name.lower()
+            club=club, lower_name=Lower(Value(name))
         )
 
 
@@ -252,6 +262,7 @@ def session_import(
 ) -> Session:
     """Store a ``toepen/1`` session file; the engine checks it whole first (a ``Refusal``)."""
     result = replay(data, open_round=True)  # refuse a broken file before anything is looked up
+    _must_be_storable(data)
     with transaction.atomic():
         canonical, by_name = _canonical(club, data)
         if canonical != data:  # names spelled otherwise than the club's: replay what is stored
@@ -268,6 +279,20 @@ def session_import(
             actor=_actor(actor),
             action=Action.IMPORT,
         )
+
+
+def _must_be_storable(data: Any) -> None:
+    """Refuse text the database cannot hold: PostgreSQL stores no NUL character (U+0000)."""
+    if isinstance(data, str):
+        if "\x00" in data:
+            raise ServiceError("the file holds a NUL character (\\u0000), which cannot be stored")
+    elif isinstance(data, Mapping):
+        for key, value in data.items():
+            _must_be_storable(key)
+            _must_be_storable(value)
+    elif isinstance(data, list):
+        for value in data:
+            _must_be_storable(value)
 
 
 def _session_create(
@@ -527,7 +552,7 @@ def _write(
             after=todo.after,
         )
         outcome = RecordOutcome(
-            version=locked.version, round_number=todo.round_number, result=result
+            version=locked.version, round_number=todo.round_number, result=result, data=data
         )
         if key:
             IdempotencyKey.objects.create(session=locked, key=key, response=outcome.as_json())
@@ -877,7 +902,7 @@ def player_rename(*, player: Player, name: str, actor: Any = None) -> Player:
     with transaction.atomic():
         clash = (
             Player.objects.annotate(lower_name=Lower("name"))
-            .filter(club_id=player.club_id, lower_name=name.lower())
+            .filter(club_id=player.club_id, lower_name=Lower(Value(name)))
             .exclude(pk=player.pk)
         )
         if clash.exists():
@@ -959,6 +984,7 @@ def club_import(*, data: Mapping[str, Any], slug: str | None = None) -> Club:
         raise ClubImportError("not a valid club export: it names no club")
     if slug is not None and header["slug"] != slug:
         raise ClubImportError(f"this file is for the club {header['slug']!r}, not {slug!r}")
+    _must_be_storable(data)
     if Club.objects.filter(slug=header["slug"]).exists():
         raise ClubImportError(
             f"a club {header['slug']!r} exists already and is not overwritten:"

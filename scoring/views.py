@@ -214,8 +214,10 @@ def _load_lei(session: Session) -> Lei:
     return _build_lei(session, data)
 
 
-def _build_lei(session: Session, data: dict[str, Any]) -> Lei:
-    result = replay(data, open_round=True)
+def _build_lei(session: Session, data: dict[str, Any], result: Any = None) -> Lei:
+    """The lei of ``data``; ``result`` is its replay when the caller has it already."""
+    if result is None:
+        result = replay(data, open_round=True)
     view = result.what_now()
     if result.game == "pot":
         return _build_pot(session, data, result, view)
@@ -466,8 +468,12 @@ def _answer(
     error: str = "",
     stale: bool = False,
     changed: bool = True,
+    outcome: services.RecordOutcome | None = None,
 ) -> HttpResponse:
-    """After a write: the fresh panel and sheet (HTMX) or a redirect back (plain POST)."""
+    """After a write: the fresh panel and sheet (HTMX) or a redirect back (plain POST).
+
+    The sheet is drawn from the write's own log and replay (``outcome``) when it has them:
+    no second read of the log and no second replay."""
     session = scorer.session
     notice = gettext("De lei is intussen veranderd.") if stale else ""
     if not request.htmx:
@@ -478,7 +484,10 @@ def _answer(
         return redirect(_tablet_url(session))
     if stale or error:
         session.refresh_from_db(fields=["version", "status", "scorer_token", "ended"])
-    lei = _load_lei(session)
+    if outcome is not None and outcome.data is not None and not (stale or error):
+        lei = _build_lei(session, outcome.data, outcome.result)
+    else:
+        lei = _load_lei(session)
     context = _live_context(request, scorer, lei)
     context.update(error=error, notice=notice)
     response = render(request, "scoring/tablet.html#live", context)
@@ -507,14 +516,14 @@ def _write(
     request: HttpRequest, scorer: access.ScorerAccess, write: Callable[[], Any]
 ) -> HttpResponse:
     try:
-        write()
+        outcome = write()
     except services.StaleVersion:
         return _answer(request, scorer, stale=True)
     except Refusal as refusal:
         return _answer(request, scorer, error=refusal_text(refusal))
     except services.ServiceError as error:
         return _answer(request, scorer, error=_service_error_text(error))
-    return _answer(request, scorer)
+    return _answer(request, scorer, outcome=outcome)
 
 
 # --- home and login --------------------------------------------------------------------------
