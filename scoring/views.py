@@ -32,6 +32,7 @@ from django.utils.translation import get_language, gettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from scoring import access, services
+from scoring.compression import no_compression
 from scoring.engine import Refusal, replay
 from scoring.forms import (
     RANK_LABELS,
@@ -672,7 +673,8 @@ def tablet(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
         share["scorer_url"] = request.build_absolute_uri(scorer_path)
         share["scorer_qr"] = _qr(share["scorer_url"], gettext("Scoren op een andere tablet"))
     context["share"] = share
-    return render(request, "scoring/tablet.html", context)
+    # The secret scorer link is on this page: not compressed (scoring/compression.py, BREACH).
+    return no_compression(render(request, "scoring/tablet.html", context))
 
 
 @require_POST
