@@ -151,7 +151,7 @@ def check_round(data: Any, number: int) -> tuple[dict[str, str], list[str], list
     if not isinstance(absent, Mapping):
         raise invalid('"absent" must be an object').at(number)
     for name, why in absent.items():
-        if why not in ABSENCES:
+        if not _one_of(why, ABSENCES):
             raise Refusal("bad_absent", player=name, detail='absent is "toilet" or "drinks"').at(
                 number
             )
@@ -161,16 +161,21 @@ def check_round(data: Any, number: int) -> tuple[dict[str, str], list[str], list
     return dict(absent), list(join), events
 
 
+def _one_of(value: Any, allowed: Any) -> bool:
+    """``value in allowed`` for a file's value, which may be a list or an object (unhashable)."""
+    return isinstance(value, str) and value in allowed
+
+
 def check_event(event: Any) -> dict[str, Any]:
     """An event of a known type with every field it needs, of the right kind."""
     if type(event) is dict and type(event.get("player")) is str:
         kind = event.get("type")
-        if kind in _PLAIN and "challenger" not in event:  # the common case, checked quickly
+        if _one_of(kind, _PLAIN) and "challenger" not in event:  # the common case, checked quickly
             return event
     if not isinstance(event, Mapping):
         raise invalid("an event must be an object")
     kind = event.get("type")
-    if kind not in REQUIRED_FIELDS:
+    if not _one_of(kind, REQUIRED_FIELDS):
         raise Refusal("unknown_event", event_type=_show(kind))
     for name in ("player", *REQUIRED_FIELDS[kind]):
         if name not in event:
@@ -193,7 +198,7 @@ def _check_fields(kind: str, event: Mapping[str, Any]) -> None:
         ):
             raise bad("jacks_shown")
     elif kind == "four_of_a_kind":
-        if event["rank"] not in RANKS:
+        if not _one_of(event["rank"], RANKS):
             raise bad("rank")
     elif kind == "laundry":
         if not isinstance(event["genuine"], bool):
