@@ -16,10 +16,10 @@ from django.contrib.auth import get_user_model
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from scoring.engine import EVENT_TYPES, MESSAGES, RANKS, Refusal, resolve_rules
+from scoring.engine import EVENT_TYPES, MESSAGES, Refusal, resolve_rules
+from scoring.forms import RANK_LABELS
 from scoring.models import Club, ClubMembership, Player, Session
 
-RANK_ORDER = ["7", "8", "9", "10", "jack", "queen", "king", "ace"]
 ABSENCE_CHOICES = [("", _("at the table")), ("toilet", _("toilet")), ("drinks", _("drinks"))]
 EVENT_LABELS = {
     "knock": _("knock (toep)"),
@@ -177,8 +177,7 @@ class EventForm(forms.Form):
         ]
         self.fields["player"].choices = [("", "—"), *people]
         self.fields["challenger"].choices = [("", "—"), *people]
-        ranks = sorted(RANKS, key=lambda r: RANK_ORDER.index(r) if r in RANK_ORDER else 99)
-        self.fields["rank"].choices = [("", "—")] + [(r, r) for r in ranks]
+        self.fields["rank"].choices = [("", "—"), *RANK_LABELS.items()]
 
     @staticmethod
     def initial_from(event: dict[str, Any]) -> dict[str, Any]:
