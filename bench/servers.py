@@ -57,10 +57,18 @@ def postgres_pids() -> list[int]:
     return pids
 
 
+def machine_busy_seconds() -> float:
+    """CPU seconds the whole machine has been busy (all cores), from /proc/stat."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    return (sum(fields[:8]) - idle) / CLOCK_TICKS
+
+
 @dataclass
 class CpuSample:
     app: dict[int, float]  # gunicorn workers and masters
     db: dict[int, float]  # every postgres process
+    busy: float  # the whole machine
     at: float
 
     @classmethod
@@ -68,13 +76,19 @@ class CpuSample:
         return cls(
             app={p: cpu_seconds(p) for p in app_pids},
             db={p: cpu_seconds(p) for p in postgres_pids()},
+            busy=machine_busy_seconds(),
             at=time.perf_counter(),
         )
 
     def since(self, before: CpuSample) -> dict[str, float]:
         app = sum(v - before.app.get(p, 0.0) for p, v in self.app.items())
         db = sum(v - before.db.get(p, 0.0) for p, v in self.db.items())
-        return {"app_cpu_s": app, "db_cpu_s": db, "wall_s": self.at - before.at}
+        return {
+            "app_cpu_s": app,
+            "db_cpu_s": db,
+            "machine_cpu_s": self.busy - before.busy,
+            "wall_s": self.at - before.at,
+        }
 
 
 class Gunicorn:

@@ -1,0 +1,51 @@
+"""gzip for the app's answers, but not for the page with the secret scorer link (BREACH)."""
+
+from __future__ import annotations
+
+import gzip
+
+import pytest
+from django.urls import reverse
+
+from scoring import access
+from scoring.models import ClubMembership
+from tests.conftest import play_rounds
+
+GZIP = {"HTTP_ACCEPT_ENCODING": "gzip, deflate, br"}
+HX = {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture
+def scorer(client, club, user):
+    ClubMembership.objects.create(user=user, club=club, role="scorer")
+    client.force_login(user)
+    return client
+
+
+def test_the_answer_to_a_tap_is_compressed(scorer, session):
+    play_rounds(session, ["Anne", "Bas"])
+    session.refresh_from_db()
+    data = {"type": "knock", "player": "Bas", "version": session.version, "key": "gz-1"}
+    response = scorer.post(reverse("session_event", args=[session.pk]), data, **HX, **GZIP)
+    assert response.status_code == 200
+    assert response["Content-Encoding"] == "gzip"
+    assert "Accept-Encoding" in response["Vary"]
+    html = gzip.decompress(response.content).decode()
+    assert html.lstrip().startswith('<div id="live"')
+    assert len(response.content) < len(html) / 3
+
+
+def test_the_tablet_page_with_the_scorer_link_is_not_compressed(scorer, session):
+    response = scorer.get(reverse("tablet", args=[session.pk]), **GZIP)
+    assert response.status_code == 200
+    assert not response.has_header("Content-Encoding")
+    assert session.scorer_token in response.content.decode()
+
+
+def test_the_viewers_sheet_is_compressed_and_an_unchanged_poll_is_still_304(client, session):
+    play_rounds(session, ["Anne", "Bas", "Cees"])
+    url = reverse("viewer", args=[access.viewer_token(session.pk)])
+    first = client.get(url, **HX, **GZIP)
+    assert first["Content-Encoding"] == "gzip"
+    again = client.get(url, HTTP_IF_NONE_MATCH=first["ETag"], **HX, **GZIP)
+    assert again.status_code == 304
