@@ -192,7 +192,7 @@ def build_world(django_user_model) -> World:
     services.session_finish(session=finished)
 
     def user(name: str, club_=None, role: str = "", **flags: Any):
-        made = django_user_model.objects.create_user(name, password="x", **flags)
+        made = django_user_model.objects.create_user(name, **flags)  # no password: no hashing
         if club_ is not None:
             ClubMembership.objects.create(user=made, club=club_, role=role)
         return made
@@ -202,7 +202,7 @@ def build_world(django_user_model) -> World:
         "scorer": user("teller", club, "scorer"),
         "admin": user("beheer", club, "admin", is_staff=True),
         "other_admin": user("zeven-beheer", other, "admin", is_staff=True),
-        "root": django_user_model.objects.create_superuser("root", password="x"),
+        "root": django_user_model.objects.create_superuser("root"),
     }
     player_id = session.seats.get(position=1).player_id
     return World(club, session, season, player_id, users, session.scorer_token)

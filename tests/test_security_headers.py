@@ -186,7 +186,7 @@ def world(club, people, django_user_model):
     """A member, a played session with a season, a finished one, and a club that publishes."""
     club.standings_public = True
     club.save()
-    member = django_user_model.objects.create_user("annemiek", password="x", is_staff=True)
+    member = django_user_model.objects.create_user("annemiek", is_staff=True)
     ClubMembership.objects.create(user=member, club=club, role="admin")
     season = Season.objects.create(club=club, name="Winter", starts_on="2026-01-01")
     running = make_session(club, season=season)
