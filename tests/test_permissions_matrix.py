@@ -27,6 +27,7 @@ from django.utils import timezone
 from scoring import access, services
 from scoring.models import ClubMembership, Season, Session
 from tests.conftest import make_club, make_session, record
+from tests.safety import note
 
 ROLES = (
     "anonymous",
@@ -129,6 +130,7 @@ def test_every_url_pattern_is_in_the_matrix():
     for key, row in MATRIX.items():
         assert set(row) == {"GET", "POST"}, key
         assert all(len(answers) == len(ROLES) for answers in row.values()), key
+    note("matrix_patterns", patterns=len(keys), roles=len(ROLES), methods=2)
 
 
 # --- the world every role meets ----------------------------------------------------------------
@@ -266,13 +268,15 @@ def test_every_role_gets_the_answer_in_the_table(role, db, django_user_model):
     if role == "revoked":
         services.session_revoke_token(session=world.session)
     before = list(world.session.rounds.order_by("number").values_list("events", flat=True))
-    wrong = []
+    wrong: list[str] = []
+    checked = len(CELLS)
     # The scorer link renewal goes last: it changes the link the other rows are made from.
     keys = sorted(MATRIX, key=lambda k: k == "scorer_link_change")
     for key in keys:
         for method in ("GET", "POST"):
             wrong += check(role, world, key, method)
     assert wrong == []
+    note("matrix", cells=len(CELLS) - checked, csrf_refusals=(len(CELLS) - checked) // 2)
     # Nothing was scored by any of it: every POST was refused or carried an empty form.
     after = list(world.session.rounds.order_by("number").values_list("events", flat=True))
     assert after == before
