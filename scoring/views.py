@@ -18,6 +18,7 @@ import segno
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
+from django.db.models import OuterRef, Subquery
 from django.http import (
     Http404,
     HttpRequest,
@@ -45,7 +46,7 @@ from scoring.forms import (
     refusal_text,
     translated_error,
 )
-from scoring.models import Game, Player, Round, Session
+from scoring.models import Game, Player, RenderedSheet, Round, Session
 from scoring.sessionfile import file_from_rows
 from scoring.svg import tally_from_results
 
@@ -832,27 +833,82 @@ def viewer(request: HttpRequest, signed: str) -> HttpResponse:
     """The read-only sheet for phones and the pub TV, polled every 2 s with If-None-Match.
 
     The ETag is made from the session id, its version and the language before anything else
-    is done (one query), so an unchanged sheet costs one indexed lookup and a 304.
+    is done (one query), so an unchanged sheet costs one indexed lookup and a 304. A changed
+    sheet is rendered once per version (and language, and TV mode) and kept in RenderedSheet;
+    the other viewers of the table get that copy.
     """
     if request.method == "POST":
         return HttpResponseForbidden(gettext("Meekijken kan alleen lezen."))
     pk = access.session_id_from_viewer_token(signed)
-    version = Session.objects.filter(pk=pk).values_list("version", flat=True).first()
-    if version is None:
-        raise Http404("no such session")
     tv = request.GET.get("tv") == "1"
-    base = f"lei-{pk}-{version}-{get_language()}{'-tv' if tv else ''}"
+    variant = f"{get_language()}{'-tv' if tv else ''}"
+    # One query: the session (its version makes the ETag) and the version of the sheet kept
+    # for this language and mode (RenderedSheet), if any.
+    session = (
+        Session.objects.select_related("club")
+        .annotate(
+            kept=Subquery(
+                RenderedSheet.objects.filter(session=OuterRef("pk"), variant=variant).values(
+                    "version"
+                )[:1]
+            )
+        )
+        .filter(pk=pk)
+        .first()
+    )
+    if session is None:
+        raise Http404("no such session")
+    base = f"lei-{pk}-{session.version}-{variant}"
+    # Only the poll as the page makes it is kept and served from the copy: a fragment for any
+    # other query string (it is in the fragment's hx-get) is rendered for its asker alone.
+    keep = request.htmx and request.META.get("QUERY_STRING", "") in ("", "tv=1")
     etag = f'"{base}-{"live" if request.htmx else "page"}"'
     if etag in request.headers.get("If-None-Match", ""):
         response: HttpResponse = HttpResponseNotModified()
+    elif keep and session.kept == session.version:
+        # Another viewer of this table rendered this version already: its copy (one query).
+        html = (
+            RenderedSheet.objects.filter(session=session, variant=variant, version=session.version)
+            .values_list("html", flat=True)
+            .first()
+        )
+        response = (
+            HttpResponse(html)
+            if html is not None
+            else _viewer_render(request, session, tv, base, variant, keep=keep)
+        )
     else:
-        session = Session.objects.select_related("club").get(pk=pk)
-        lei = _load_lei(session)
-        # The poll sends If-None-Match itself (static/js/lei.js) with the fragment's ETag.
-        context = {"lei": lei, "session": session, "tv": tv, "live_etag": f'"{base}-live"'}
-        template = "scoring/viewer.html#live" if request.htmx else "scoring/viewer.html"
-        response = render(request, template, context)
+        response = _viewer_render(request, session, tv, base, variant, keep=keep)
     response["ETag"] = etag
     response["Cache-Control"] = "no-cache"
     response["Vary"] = "HX-Request, Cookie, Accept-Language"
+    return response
+
+
+def _viewer_render(
+    request: HttpRequest, session: Session, tv: bool, base: str, variant: str, *, keep: bool
+) -> HttpResponse:
+    """Render the viewer's page or fragment; the fragment is kept for the other viewers."""
+    lei = _load_lei(session)
+    # The poll sends If-None-Match itself (static/js/lei.js) with the fragment's ETag.
+    context = {"lei": lei, "session": session, "tv": tv, "live_etag": f'"{base}-live"'}
+    if not request.htmx:
+        return render(request, "scoring/viewer.html", context)
+    response = render(request, "scoring/viewer.html#live", context)
+    if not keep:
+        return response
+    # One statement, whoever of the table's viewers gets here first (INSERT ... ON CONFLICT).
+    RenderedSheet.objects.bulk_create(
+        [
+            RenderedSheet(
+                session=session,
+                variant=variant,
+                version=session.version,
+                html=response.content.decode(),
+            )
+        ],
+        update_conflicts=True,
+        unique_fields=["session", "variant"],
+        update_fields=["version", "html"],
+    )
     return response

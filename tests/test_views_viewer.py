@@ -66,15 +66,16 @@ def test_the_etag_depends_on_the_language(client, session):
 
 def test_an_unchanged_poll_costs_one_query(client, session, django_assert_num_queries):
     etag = client.get(viewer_url(session), **HX)["ETag"]
-    with django_assert_num_queries(1):  # the session's version, for the ETag
+    with django_assert_num_queries(1):  # the session's version (and the kept copy's), for the ETag
         assert client.get(viewer_url(session), HTTP_IF_NONE_MATCH=etag, **HX).status_code == 304
 
 
 def test_a_changed_poll_costs_four_queries(client, session, django_assert_num_queries):
     play_rounds(session, ["Anne", "Bas", "Cees"])
     url = viewer_url(session)
-    # 1. the session's version (ETag); 2. the session with its club; 3. seats with players;
-    # 4. the rounds. However many rounds were played.
+    # 1. the session with its club and the version of the kept copy (RenderedSheet), for the
+    # ETag; 2. seats with players; 3. the rounds; 4. keep the rendered copy for the table's
+    # other viewers (one INSERT ... ON CONFLICT). However many rounds were played.
     with django_assert_num_queries(4):
         assert client.get(url, **HX).status_code == 200
     play_rounds(session, ["Dirk", "Anne"])
@@ -114,3 +115,26 @@ def test_the_event_post_query_count(scorer, session, django_assert_num_queries):
     with django_assert_num_queries(13):
         response = scorer.post(url, data, **HX)
     assert response.status_code == 200
+
+
+def test_the_other_viewers_of_a_table_get_the_kept_copy(client, session, django_assert_num_queries):
+    play_rounds(session, ["Anne", "Bas"])
+    url = viewer_url(session)
+    first = client.get(url, **HX)
+    # 1. the session and the kept copy's version; 2. the kept copy itself.
+    with django_assert_num_queries(2):
+        second = client.get(url, **HX)
+    assert second.content == first.content
+    assert second["ETag"] == first["ETag"]
+    play_rounds(session, ["Cees"])
+    changed = client.get(url, HTTP_IF_NONE_MATCH=first["ETag"], **HX)
+    assert changed.status_code == 200
+    assert changed.content != first.content  # a new version: rendered again, not the old copy
+    assert client.get(url, **HX).content == changed.content
+
+
+def test_a_poll_with_another_query_string_is_not_kept(client, session):
+    url = viewer_url(session)
+    odd = client.get(url + "?tv=1&x=1", **HX)
+    assert "x=1" in odd.content.decode()
+    assert "x=1" not in client.get(url + "?tv=1", **HX).content.decode()
