@@ -44,6 +44,7 @@ ASSET = re.compile(rb'(?:href|src)="(/static/[^"]+)"')
 ETAG_VERSION = re.compile(r'"lei-(\d+)-(\d+)-')
 HX = {"HX-Request": "true"}
 TIMEOUT = httpx.Timeout(30.0)
+RETRIES = 3  # a tap without an answer is sent again (static/js/lei.js), up to this many times
 _keys = itertools.count(1)
 
 
@@ -147,11 +148,19 @@ class Tablet:
         form = {**form, "version": str(self.version), "key": f"lg-{next(_keys)}-{random.random()}"}
         headers = {**HX, "X-CSRFToken": self.csrf}
         start = time.perf_counter()
-        try:
-            response = await self.client.post(path, data=form, headers=headers)
-        except httpx.HTTPError as error:
-            self.recorder.error(kind, type(error).__name__)
-            return False
+        for attempt in range(RETRIES + 1):
+            # As static/js/lei.js does: a tap that got no answer is sent again, the same form
+            # with the same key, so the server records it once. Each attempt is an error.
+            try:
+                response = await self.client.post(path, data=form, headers=headers)
+            except httpx.HTTPError as error:
+                self.recorder.error(kind, type(error).__name__)
+                if attempt == RETRIES:
+                    return False
+                continue
+            if response.status_code < 500 or attempt == RETRIES:
+                break
+            self.recorder.error(kind, f"HTTP {response.status_code}")
         ms = (time.perf_counter() - start) * 1000
         if response.status_code != 200:
             self.recorder.error(kind, f"HTTP {response.status_code}")
