@@ -293,6 +293,11 @@ def main() -> int:
         help="when the full mixed scenario misses its targets, run it again with this many"
         " times fewer tablets and viewers (and the scale-out at that size); 1: never",
     )
+    parser.add_argument(
+        "--from-results",
+        metavar="JSON",
+        help="write the section again from a run's saved figures (no load is run)",
+    )
     parser.add_argument("--skip", nargs="*", default=[], choices=["endpoints", "mixed", "scale"])
     args = parser.parse_args()
     if not args.database_url.startswith(("postgres://", "postgresql://")):
@@ -342,6 +347,12 @@ def main() -> int:
             "viewers": [{"pk": t["pk"], "url": t["viewer"]} for t in per_viewer],
         }
 
+    if args.from_results:
+        results = json.loads(Path(args.from_results).read_text())
+        args.skip = ["endpoints", "mixed", "scale"]
+        if "mixed_scaled" in results:
+            args.tablets //= args.scale_down
+            args.viewers //= args.scale_down
     if "endpoints" not in args.skip:
         tables = make_tables(BENCH_TABLETS, log)
         spec = {
