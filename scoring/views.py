@@ -702,13 +702,20 @@ def session_event(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResp
 @require_POST
 @_with_scorer
 def session_undo(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
+    return _write_at_version(request, scorer, services.session_undo)
+
+
+def _write_at_version(
+    request: HttpRequest, scorer: access.ScorerAccess, service: Callable[..., object]
+) -> HttpResponse:
+    """A write that carries nothing but the version the tablet saw and its key."""
     form = VersionForm(request.POST)
     if not form.is_valid():
         return _answer(request, scorer, error=translated_error(form), changed=False)
     return _write(
         request,
         scorer,
-        lambda: services.session_undo(
+        lambda: service(
             session=scorer.session,
             version=form.cleaned_data["version"],
             key=form.cleaned_data["key"],
@@ -747,19 +754,7 @@ def session_presence(request: HttpRequest, scorer: access.ScorerAccess) -> HttpR
 @_with_scorer
 def session_finish(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     """Closing time, or in the pot game: share the pot out."""
-    form = VersionForm(request.POST)
-    if not form.is_valid():
-        return _answer(request, scorer, error=translated_error(form), changed=False)
-    return _write(
-        request,
-        scorer,
-        lambda: services.session_finish(
-            session=scorer.session,
-            version=form.cleaned_data["version"],
-            key=form.cleaned_data["key"],
-            actor=scorer.actor,
-        ),
-    )
+    return _write_at_version(request, scorer, services.session_finish)
 
 
 # --- correcting a round ----------------------------------------------------------------------
