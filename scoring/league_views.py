@@ -364,15 +364,7 @@ def player_page(request: HttpRequest, slug: str, player_id: int) -> HttpResponse
     session_chart = None
     if chosen is not None:
         series = standings.session_series(chosen, full_names=viewer.member)
-        session_chart = svg.score_chart(
-            series,
-            max_points=chosen.rules.get("max_points"),
-            labels={
-                "title": gettext("Stand per ronde"),
-                "round": gettext("ronde"),
-                "max": gettext("dood bij {max}"),
-            },
-        )
+        session_chart = _session_chart(series, chosen)
     return _private(
         render(
             request,
@@ -549,15 +541,7 @@ def session_page(request: HttpRequest, slug: str, session_id: int) -> HttpRespon
     labels = list(series)
     for score in scores:
         series[labels[column[score.player_id]]].append(score.total)
-    chart = svg.score_chart(
-        series,
-        max_points=session.rules.get("max_points"),
-        labels={
-            "title": gettext("Stand per ronde"),
-            "round": gettext("ronde"),
-            "max": gettext("dood bij {max}"),
-        },
-    )
+    chart = _session_chart(series, session)
     return _private(
         render(
             request,
@@ -684,3 +668,16 @@ def _if_none_match(request: HttpRequest) -> set[str]:
 def _evening_headers(response: HttpResponse) -> HttpResponse:
     patch_vary_headers(response, ["HX-Request", "Accept-Language"])
     return _private(response)
+
+
+def _session_chart(series: dict[str, list[int]], session: Session) -> str:
+    """Each player's total per round of one session, with the line where they are out."""
+    return svg.score_chart(
+        series,
+        max_points=session.rules.get("max_points"),
+        labels={
+            "title": gettext("Stand per ronde"),
+            "round": gettext("ronde"),
+            "max": gettext("dood bij {max}"),
+        },
+    )
