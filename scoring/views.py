@@ -393,7 +393,7 @@ def _build_pot(session: Session, data: dict[str, Any], result: Any, view: Any) -
 def _live_line(lei: Lei) -> list[str]:
     """What happened so far in the round being played, in words: "Bas toept — inzet 2 — …".
 
-    The stake after a knock is the engine's: the round is replayed up to that event.
+    The stake after a knock is the engine's (``view.stakes``), not worked out here.
     """
     view = lei.view
     if not lei.round_open or view.finished:
@@ -403,7 +403,7 @@ def _live_line(lei: Lei) -> list[str]:
     if view.armoede:
         parts.append(
             gettext("%(players)s in armoede — inzet %(stake)s")
-            % {"players": ", ".join(view.armoede), "stake": _stake_after(lei, 0)}
+            % {"players": ", ".join(view.armoede), "stake": view.stakes[0]}
         )
     absent_words = {"toilet": gettext("naar het toilet"), "drinks": gettext("haalt drinken")}
     for name, why in view.absent.items():
@@ -418,7 +418,7 @@ def _live_line(lei: Lei) -> list[str]:
                 else gettext("%(player)s toept blind")
             )
             parts.append(text % {"player": player})
-            parts.append(gettext("inzet %(stake)s") % {"stake": _stake_after(lei, index)})
+            parts.append(gettext("inzet %(stake)s") % {"stake": view.stakes[index]})
         elif kind == "fold":
             parts.append(gettext("%(player)s weg") % {"player": player})
         elif kind == "stay":
@@ -437,13 +437,6 @@ def _live_line(lei: Lei) -> list[str]:
         else:
             parts.append(f"{player}: {kind}")
     return parts
-
-
-def _stake_after(lei: Lei, count: int) -> int:
-    rounds = lei.data["rounds"]
-    last = {**rounds[-1], "events": lei.view.events[:count]}
-    prefix = {**lei.data, "rounds": [*rounds[:-1], last]}
-    return replay(prefix, open_round=True).what_now().stake
 
 
 # --- answers after a write -------------------------------------------------------------------

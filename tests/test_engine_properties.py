@@ -140,3 +140,36 @@ def test_every_button_the_view_enables_is_an_event_the_engine_accepts(data):
             except Refusal:
                 accepted = False
             assert accepted == (refusal is None), (kind, player, refusal)
+
+
+@common
+@given(sessions(open_last=True))
+def test_the_stake_after_each_event_is_the_stake_of_a_replay_up_to_it(data):
+    """The viewer's live line reads ``stakes`` instead of replaying the round per knock."""
+    view = replay(data, open_round=True).what_now()
+    if not view.started:
+        return
+    rounds = data["rounds"]
+    assert len(view.stakes) == len(view.events) + 1
+    for count in range(len(view.events) + 1):
+        prefix = [*rounds[:-1], {**rounds[-1], "events": view.events[:count]}]
+        expected = replay({**data, "rounds": prefix}, open_round=True).what_now().stake
+        assert view.stakes[count] == expected
+
+
+def test_stakes_follow_the_knocks_of_the_round_in_progress():
+    data = {
+        "format": "toepen/1",
+        "players": ["A", "B", "C", "D"],
+        "start": {"A": 9},  # A is in armoede: the round opens at 2
+        "rounds": [
+            {
+                "events": [
+                    {"type": "fold", "player": "B"},
+                    {"type": "knock", "player": "C"},
+                    {"type": "stay", "player": "D"},
+                ]
+            }
+        ],
+    }
+    assert replay(data, open_round=True).what_now().stakes == [2, 2, 3, 3]

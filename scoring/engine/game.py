@@ -323,6 +323,7 @@ class RoundPlay:
             # The round opens as if the armoede players had knocked.
             self.raisers = set(self.armoede)
             self._raise(2)
+        self.stakes = [self.stake]  # before the first event, then after each one
 
     def _armoede(self) -> list[str]:
         if not self.rules["armoede"] or self.sudden_death:
@@ -534,6 +535,7 @@ class RoundPlay:
             raise Refusal("unknown_player", player=challenger)
         _APPLY[event["type"]](self, player, event)
         self.events.append(event)
+        self.stakes.append(self.stake)
 
     def _apply_knock(self, player: str, event: dict[str, Any]) -> None:
         self._refuse(self.check_knock(player))
@@ -775,6 +777,7 @@ class TableView:
     jack_beaten_possible: bool
     totals: dict[str, int]
     events: list[dict[str, Any]] = field(default_factory=list)
+    stakes: list[int] = field(default_factory=list)  # before the first event, after each one
     sudden_death: bool = False
     refusal: Refusal | None = None  # why no round can start (e.g. too few players)
 
@@ -859,6 +862,7 @@ class Table:
             jack_beaten_possible=bool(play.rules["jack_beaten_by_queen"]) and not play.over,
             totals=dict(game.totals),
             events=list(play.events),
+            stakes=list(play.stakes),
             sudden_death=play.sudden_death,
         )
 
