@@ -40,6 +40,7 @@ from scoring.engine import replay  # pure Python, no Django
 VERSION = re.compile(rb'data-version="(\d+)"')
 CSRF = re.compile(rb'"X-CSRFToken": "([^"]+)"')
 REFUSED = re.compile(rb'id="(refusal|stale)"')
+SHEET = re.compile(rb'name="sheet" value="([0-9a-f]*)"')  # the sheet the tablet shows
 ASSET = re.compile(rb'(?:href|src)="(/static/[^"]+)"')
 ETAG_VERSION = re.compile(r'"lei-(\d+)-(\d+)-')
 HX = {"HX-Request": "true"}
@@ -52,6 +53,11 @@ def wire_size(response: httpx.Response) -> int:
     """Bytes on the wire for one answer: the status line, the headers and the body as sent."""
     head = 17 + sum(len(k) + len(v) + 4 for k, v in response.headers.raw)
     return head + response.num_bytes_downloaded
+
+
+def _sheet(html: bytes, before: str) -> str:
+    found = SHEET.search(html)
+    return found.group(1).decode() if found else before
 
 
 class Recorder:
@@ -87,6 +93,7 @@ class Tablet:
         self.data = spec["file"]
         self.version = spec["version"]
         self.csrf = ""
+        self.sheet = ""
         self.base = base
         self.recorder = recorder
         self.accepted: list[dict[str, Any]] = []  # events recorded in this phase, in order
@@ -113,6 +120,7 @@ class Tablet:
             return
         self.csrf = CSRF.search(response.content).group(1).decode()
         self.version = int(VERSION.search(response.content).group(1))
+        self.sheet = _sheet(response.content, self.sheet)
         if kind:
             self.recorder.ok(kind, ms, wire_size(response))
 
@@ -145,7 +153,9 @@ class Tablet:
             rounds.pop()
 
     async def post(self, path: str, form: dict[str, Any], kind: str) -> bool:
-        form = {**form, "version": str(self.version), "key": f"lg-{next(_keys)}-{random.random()}"}
+        # As a browser sends a tap's form: the version, a fresh key and the sheet it shows.
+        form = {**form, "version": str(self.version), "key": f"lg-{next(_keys)}-{random.random()}",
+                "sheet": self.sheet}  # fmt: skip
         headers = {**HX, "X-CSRFToken": self.csrf}
         start = time.perf_counter()
         for attempt in range(RETRIES + 1):
@@ -172,6 +182,7 @@ class Tablet:
                 self.version = int(found.group(1))
             return False
         self.version = int(found.group(1))
+        self.sheet = _sheet(response.content, self.sheet)
         self.recorder.ok(kind, ms, wire_size(response))
         return True
 

@@ -2,16 +2,20 @@
 
 Every write is one POST that goes through ``scoring.services`` (which asks the engine); the
 buttons come from the engine's ``TableView``, never from rules known here. An HTMX POST gets the
-``#live`` partial of the tablet page back (the round panel and the sheet); a plain POST is
-redirected back to the page (POST/redirect/GET), so everything works without JavaScript.
+``#live`` partial of the tablet page back (the round panel and the sheet), or only the round
+section when the sheet is as the tablet shows it; a plain POST is redirected back to the page
+(POST/redirect/GET), so everything works without JavaScript.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import cached_property
 from typing import Any
 
 import segno
@@ -202,6 +206,27 @@ class Lei:
     @property
     def ranks(self) -> list[tuple[str, Any]]:
         return list(RANK_LABELS.items())
+
+    @cached_property
+    def sheet_key(self) -> str:
+        """A digest of everything the sheet (``_sheet.html``) is drawn from: the session file
+        without the round being played, the columns (which carry that round's dealer, badges
+        and presence), the round number, the state and the language. Two lei with the same
+        key draw the same sheet, so a tap that leaves the sheet as the tablet shows it is
+        answered with the round panel alone (``_answer``). The pot game's sheet shows the open
+        round's bids: it has no key and is always drawn whole."""
+        if self.is_pot:
+            return ""
+        rounds = self.data["rounds"]
+        basis = {
+            "file": {**self.data, "rounds": rounds[:-1] if self.round_open else rounds},
+            "columns": repr(self.columns),
+            "round": self.view.round_number,
+            "state": [self.finished, self.locked, self.session.status],
+            "language": get_language(),
+        }
+        text = json.dumps(basis, sort_keys=True, default=str, separators=(",", ":"))
+        return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
 
 
 def euros(cents: int) -> str:
@@ -468,7 +493,9 @@ def _answer(
     """After a write: the fresh panel and sheet (HTMX) or a redirect back (plain POST).
 
     The sheet is drawn from the write's own log and replay (``outcome``) when it has them:
-    no second read of the log and no second replay."""
+    no second read of the log and no second replay. When the tablet says it shows the sheet
+    this lei draws (the ``sheet`` field of every tap, ``Lei.sheet_key``), only the round
+    section is sent."""
     session = scorer.session
     notice = gettext("De lei is intussen veranderd.") if stale else ""
     if not request.htmx:
@@ -485,7 +512,15 @@ def _answer(
         lei = _load_lei(session)
     context = _live_context(request, scorer, lei)
     context.update(error=error, notice=notice)
-    response = render(request, "scoring/tablet.html#live", context)
+    shown = request.POST.get("sheet", "")
+    if shown and shown == lei.sheet_key:
+        # The tablet shows this very sheet (a knock, a fold, a refusal...): only the round
+        # section is drawn and sent, in place of the whole ``#live``.
+        response = render(request, "scoring/tablet.html#round", context)
+        response["HX-Retarget"] = "#round"
+        response["HX-Reswap"] = "outerHTML"
+    else:
+        response = render(request, "scoring/tablet.html#live", context)
     if changed and not error:
         response["HX-Trigger"] = "leiChanged"
     return response

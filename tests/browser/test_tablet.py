@@ -34,14 +34,14 @@ def sheet_totals(page) -> dict[str, int]:
 
 
 def version(page) -> int:
-    return int(page.get_attribute("#live", "data-version"))
+    return int(page.get_attribute("#round", "data-version"))
 
 
 def tap(page, locator) -> None:
     """One tap, then wait for the swapped panel of the next version."""
     before = version(page)
     locator.click()
-    page.wait_for_selector(f'#live[data-version="{before + 1}"]')
+    page.wait_for_selector(f'#round[data-version="{before + 1}"]')
 
 
 def button(page, name: str):
