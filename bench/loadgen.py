@@ -94,6 +94,7 @@ class Tablet:
         self.version = spec["version"]
         self.csrf = ""
         self.sheet = ""
+        self.view_now: Any = None  # the engine's view of ``data``, while it is current
         self.base = base
         self.recorder = recorder
         self.accepted: list[dict[str, Any]] = []  # events recorded in this phase, in order
@@ -126,7 +127,7 @@ class Tablet:
 
     def next_event(self, step: int) -> dict[str, Any]:
         """The next tap of a round of the mixed scenario: a knock, a fold, a win (engine)."""
-        view = replay(self.data, open_round=True).what_now()
+        view = self.view_now = replay(self.data, open_round=True).what_now()
         if not view.started:
             knockers = [p for p, why in view.may_knock.items() if why is None]
             if knockers:
@@ -140,13 +141,17 @@ class Tablet:
 
     def _apply(self, event: dict[str, Any]) -> None:
         rounds = self.data["rounds"]
-        view = replay(self.data, open_round=True).what_now()
+        # The view next_event chose this event from, when it is of this log (one replay a tap:
+        # the load generator shares the machine's cores with the app it measures).
+        view = self.view_now or replay(self.data, open_round=True).what_now()
+        self.view_now = None
         if rounds and len(rounds) == view.round_number and not view.finished:
             rounds[-1]["events"].append(event)
         else:
             rounds.append({"events": [event]})
 
     def _unapply(self) -> None:
+        self.view_now = None
         rounds = self.data["rounds"]
         rounds[-1]["events"].pop()
         if not rounds[-1]["events"] and not rounds[-1].get("absent") and not rounds[-1].get("join"):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ import segno
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
-from django.db.models import OuterRef, Subquery
+from django.db import connection
 from django.http import (
     Http404,
     HttpRequest,
@@ -472,12 +473,20 @@ def _tablet_url(session: Session) -> str:
 
 
 def _live_context(request: HttpRequest, scorer: access.ScorerAccess, lei: Lei) -> dict[str, Any]:
+    pk = scorer.session.pk
     return {
         "lei": lei,
         "session": scorer.session,
         "scorer": scorer,
         "new_key": new_key,
         "can_score": not lei.locked,
+        # Each once here: the panel names them in a dozen forms.
+        "urls": {
+            "event": reverse("session_event", args=[pk]),
+            "undo": reverse("session_undo", args=[pk]),
+            "presence": reverse("session_presence", args=[pk]),
+            "finish": reverse("session_finish", args=[pk]),
+        },
     }
 
 
@@ -851,6 +860,25 @@ def round_edit(request: HttpRequest, scorer: access.ScorerAccess, number: int) -
 # --- viewers ---------------------------------------------------------------------------------
 
 
+# The poll's one query, written out: thousands of phones poll every few seconds, and building
+# it with the ORM cost ten times what running it does (BENCHMARKS.md, "load"). The session's
+# version makes the ETag; the sheet another viewer kept for this version (RenderedSheet) comes
+# along when the asker has not seen that version yet.
+# The tables' names come from the models and every value is a parameter.
+_POLL_SQL = (
+    "SELECT s.version, CASE WHEN k.version = s.version AND s.version <> %s THEN k.html END"  # noqa: S608
+    f" FROM {Session._meta.db_table} s LEFT JOIN {RenderedSheet._meta.db_table} k"
+    " ON k.session_id = s.id AND k.variant = %s WHERE s.id = %s"
+)
+
+
+def _poll(pk: int, variant: str, seen: int) -> tuple[int, str | None] | None:
+    """The session's version, and the kept sheet of that version unless it is ``seen``."""
+    with connection.cursor() as cursor:
+        cursor.execute(_POLL_SQL, [seen, variant, pk])
+        return cursor.fetchone()
+
+
 @require_http_methods(["GET", "HEAD", "POST"])
 def viewer(request: HttpRequest, signed: str) -> HttpResponse:
     """The read-only sheet for phones and the pub TV, polled every 2 s with If-None-Match.
@@ -858,50 +886,35 @@ def viewer(request: HttpRequest, signed: str) -> HttpResponse:
     The ETag is made from the session id, its version and the language before anything else
     is done (one query), so an unchanged sheet costs one indexed lookup and a 304. A changed
     sheet is rendered once per version (and language, and TV mode) and kept in RenderedSheet;
-    the other viewers of the table get that copy.
+    the other viewers of the table get that copy in the same one query.
     """
     if request.method == "POST":
         return HttpResponseForbidden(gettext("Meekijken kan alleen lezen."))
     pk = access.session_id_from_viewer_token(signed)
     tv = request.GET.get("tv") == "1"
     variant = f"{get_language()}{'-tv' if tv else ''}"
-    # One query: the session (its version makes the ETag) and the version of the sheet kept
-    # for this language and mode (RenderedSheet), if any.
-    session = (
-        Session.objects.select_related("club")
-        .annotate(
-            kept=Subquery(
-                RenderedSheet.objects.filter(session=OuterRef("pk"), variant=variant).values(
-                    "version"
-                )[:1]
-            )
-        )
-        .filter(pk=pk)
-        .first()
-    )
-    if session is None:
-        raise Http404("no such session")
-    base = f"lei-{pk}-{session.version}-{variant}"
+    mode = "live" if request.htmx else "page"
+    asked = request.headers.get("If-None-Match", "")
     # Only the poll as the page makes it is kept and served from the copy: a fragment for any
     # other query string (it is in the fragment's hx-get) is rendered for its asker alone.
     keep = request.htmx and request.META.get("QUERY_STRING", "") in ("", "tv=1")
-    etag = f'"{base}-{"live" if request.htmx else "page"}"'
-    if etag in request.headers.get("If-None-Match", ""):
+    seen = re.search(rf'"lei-{pk}-(\d+)-{re.escape(variant)}-{mode}"', asked)
+    found = _poll(pk, variant if keep else "", int(seen.group(1)) if seen else -1)
+    if found is None:
+        raise Http404("no such session")
+    version, kept = found
+    etag = f'"lei-{pk}-{version}-{variant}-{mode}"'
+    if etag in asked:
         response: HttpResponse = HttpResponseNotModified()
-    elif keep and session.kept == session.version:
-        # Another viewer of this table rendered this version already: its copy (one query).
-        html = (
-            RenderedSheet.objects.filter(session=session, variant=variant, version=session.version)
-            .values_list("html", flat=True)
-            .first()
-        )
-        response = (
-            HttpResponse(html)
-            if html is not None
-            else _viewer_render(request, session, tv, base, variant, keep=keep)
-        )
+    elif kept is not None:
+        response = HttpResponse(kept)  # another viewer of this table rendered this version
     else:
+        session = Session.objects.select_related("club").filter(pk=pk).first()
+        if session is None:
+            raise Http404("no such session")
+        base = f"lei-{pk}-{session.version}-{variant}"  # it may have moved on: what is drawn
         response = _viewer_render(request, session, tv, base, variant, keep=keep)
+        etag = f'"{base}-{mode}"'
     response["ETag"] = etag
     response["Cache-Control"] = "no-cache"
     response["Vary"] = "HX-Request, Cookie, Accept-Language"
