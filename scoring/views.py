@@ -31,9 +31,11 @@ from django.http import (
     HttpResponseForbidden,
     HttpResponseNotModified,
 )
+from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.formats import number_format
+from django.utils.html import format_html
 from django.utils.translation import get_language, gettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -144,6 +146,22 @@ class PanelPlayer:
     armoede: bool
     for_death: bool
     absent: str
+
+    @cached_property
+    def labels(self) -> dict[str, str]:
+        """The accessible names of this player's buttons (a panel has a dozen per player: as
+        text here, not a ``blocktranslate`` each)."""
+        name = {"name": self.name}
+        return {
+            "knock": gettext("Toep: %(name)s") % name,
+            "knock_no": gettext("Toep: %(name)s (kan niet)") % name,
+            "stay": gettext("Mee: %(name)s") % name,
+            "fold": gettext("Weg: %(name)s") % name,
+            "win": gettext("Laatste slag: %(name)s") % name,
+            "win_no": gettext("Laatste slag: %(name)s (kan niet)") % name,
+            "blind": gettext("Blind toepen: %(name)s") % name,
+            "jack_beaten": gettext("Boer geslagen: %(name)s") % name,
+        }
 
 
 @dataclass
@@ -475,6 +493,16 @@ def _tablet_url(session: Session) -> str:
 def _live_context(request: HttpRequest, scorer: access.ScorerAccess, lei: Lei) -> dict[str, Any]:
     pk = scorer.session.pk
     return {
+        # What every form of a tap carries besides its own key (``hidden`` in tablet.html):
+        # the CSRF token, the version the tablet shows and the sheet it shows; once here.
+        "tap_fields": format_html(
+            '<input type="hidden" name="csrfmiddlewaretoken" value="{}">'
+            '<input type="hidden" name="version" value="{}">'
+            '<input type="hidden" name="sheet" value="{}">',
+            get_token(request),
+            scorer.session.version,
+            lei.sheet_key,
+        ),
         "lei": lei,
         "session": scorer.session,
         "scorer": scorer,
