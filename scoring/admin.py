@@ -38,6 +38,7 @@ from django.db.models.functions import Coalesce
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
@@ -474,6 +475,17 @@ class SessionAdmin(ClubScopedAdmin):
             name=Coalesce("player__name", "side")
         )[:1]
         return super().get_queryset(request).annotate(winner_name=Subquery(winner))
+
+    def save_model(self, request: HttpRequest, obj: Session, form: Any, change: bool) -> None:
+        """Write only what the form changed (season, table, date), and stamp ``updated_at``.
+
+        A whole-row save would also write back the version and status read when the form was
+        posted, over a tablet's write that came in meanwhile. The stamp is one of the things
+        the key of the kept standings reads (``scoring.standings_cache``), besides the season
+        and the date themselves."""
+        if form.changed_data:
+            obj.updated_at = timezone.now()
+            obj.save(update_fields=[*form.changed_data, "updated_at"])
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         # A locked session is the club's record: unlock it first to throw it away.

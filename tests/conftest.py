@@ -65,6 +65,22 @@ def play_rounds(session: Session, winners: list[str]) -> None:
         record(session, "win", winner)
 
 
+def admin_form_data(page) -> dict[str, Any]:
+    """What an admin change page posts back unchanged: its form and its inlines' forms."""
+    assert page.status_code == 200
+    forms = [page.context["adminform"].form]
+    for inline in page.context["inline_admin_formsets"]:
+        forms += [inline.formset.management_form, *inline.formset.forms]
+    data = {}
+    for form in forms:
+        for name, field in form.fields.items():
+            value = form[name].value()
+            data[form.add_prefix(name)] = "" if value is None else value
+            if field.show_hidden_initial:  # a field with a callable default, e.g. a date
+                data[form.add_initial_prefix(name)] = data[form.add_prefix(name)]
+    return data
+
+
 @pytest.fixture
 def club(db) -> Club:
     return make_club()

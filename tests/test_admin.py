@@ -16,8 +16,9 @@ from django.utils import translation
 
 from scoring import services
 from scoring.engine import MESSAGES, Refusal
+from scoring.forms_admin import SessionForm
 from scoring.models import AuditEntry, ClubMembership, Player, RoundScore, Seat, Session
-from tests.conftest import make_session, record
+from tests.conftest import admin_form_data, make_session, record
 
 EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
 
@@ -329,6 +330,36 @@ def test_a_locked_session_cannot_be_deleted_by_the_admin(admin_client, played):
     assert admin_client.get(url).status_code == 403
     assert admin_client.post(url, {"post": "yes"}).status_code == 403
     assert Session.objects.filter(pk=played.pk).exists()
+
+
+def test_the_session_form_writes_only_its_own_fields_over_a_tablets_write(
+    admin_client, played, monkeypatch
+):
+    """The tablet records a round after the admin loaded the session and before it saves it:
+    the version, status and rounds stay the tablet's, and the edit stamps ``updated_at``."""
+    url = reverse("admin:scoring_session_change", args=[played.pk])
+    clean = SessionForm.clean
+
+    def a_tablet_writes_meanwhile(form):
+        record(played, "win", "Bas")
+        return clean(form)
+
+    monkeypatch.setattr(SessionForm, "clean", a_tablet_writes_meanwhile)
+    data = {**admin_form_data(admin_client.get(url)), "table_label": "Tafel 9"}
+    assert admin_client.post(url, data).status_code == 302
+    stored = Session.objects.get(pk=played.pk)
+    assert (stored.table_label, stored.version, stored.rounds.count()) == (
+        "Tafel 9",
+        played.version,
+        3,
+    )
+    assert stored.updated_at > played.updated_at
+
+
+def test_a_session_form_saved_unchanged_writes_nothing(admin_client, played):
+    url = reverse("admin:scoring_session_change", args=[played.pk])
+    assert admin_client.post(url, admin_form_data(admin_client.get(url))).status_code == 302
+    assert Session.objects.get(pk=played.pk).updated_at == played.updated_at
 
 
 # --- the audit log and the lists ------------------------------------------------------------
