@@ -1,8 +1,10 @@
 """The league pages: a club's seasons and standings, players, the archive and the evening view.
 
-Read-only pages over the stored projection (see ``scoring.standings``); nothing is cached, so a
-recorded or corrected round shows on the next request. A club that does not publish its
-standings shows nothing to the public: every page is a 404 for anyone who is not a member.
+Read-only pages over the stored projection (see ``scoring.standings``), so a recorded or
+corrected round shows on the next request. The one thing kept is the standings' rows, a copy
+served only while the data it was made from is unchanged (``scoring.standings_cache``). A club
+that does not publish its standings shows nothing to the public: every page is a 404 for anyone
+who is not a member.
 On a public page a player who asked for it is shown by initials (``Player.public_name``).
 """
 
@@ -23,10 +25,11 @@ from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.formats import number_format
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, gettext
 from django.views.decorators.http import require_GET
 
-from scoring import standings, svg
+from scoring import standings, standings_cache, svg
 from scoring.models import (
     Club,
     ClubMembership,
@@ -38,6 +41,7 @@ from scoring.models import (
     SessionResult,
 )
 from scoring.sessionfile import rename_players
+from scoring.templatetags.league import render_standings_rows
 
 ARCHIVE_PAGE_SIZE = 25
 EVENING_POLL_SECONDS = 5
@@ -137,16 +141,61 @@ def _season(viewer: Viewer, season_id: int) -> Season:
 
 @require_GET
 def season_standings(request: HttpRequest, slug: str, season_id: int) -> HttpResponse:
-    """Queries: 1. club; 2. season; 3-5. the standings (see ``standings.season_standings``),
-    6. only when a tie reaches the head-to-head breaker."""
+    """The rows are rendered once per state of their data, language and audience and kept in
+    RenderedStandings (see ``scoring.standings_cache``): a copy is served only while the key of
+    the data it was made from is the current key, so a correction shows on the next request.
+
+    Queries: 1. club; 2. season, with the key of its standings' data and the copy kept for this
+    variant. A miss then reads in one snapshot: 3. the key again, 4-6. the standings (see
+    ``standings.season_standings``; 7. only when a tie reaches the head-to-head breaker); and
+    keeps the rows (one INSERT ... ON CONFLICT)."""
     viewer = _club_for(request, slug)
-    season = _season(viewer, season_id)
+    variant = standings_cache.variant(member=viewer.member)
+    season = standings_cache.season_with_key(viewer.club, season_id, kept=variant)
+    if season is None:
+        raise Http404("no such season")
+    key = standings_cache.key(season, club=viewer.club, variant=variant)
+    if season.kept_key == key:
+        rows = mark_safe(season.kept_html)  # noqa: S308  (rendered, escaped, by render_standings_rows)
+    else:
+        with standings_cache.snapshot():
+            season = standings_cache.season_with_key(viewer.club, season_id)
+            if season is None:
+                raise Http404("no such season")
+            key = standings_cache.key(season, club=viewer.club, variant=variant)
+            rows = _standings_rows(viewer, season)
+        standings_cache.keep(season, variant=variant, key=key, html=rows)
+    ranking = standings.Ranking.from_json(season.ranking)
+    return _private(
+        render(
+            request,
+            "scoring/league/season.html",
+            {
+                "viewer": viewer,
+                "club": viewer.club,
+                "season": season,
+                "standings": RankingNotes(ranking),
+                "rows": rows,
+                "per_round": ranking.scoring == standings.PER_ROUND,
+                "players_url": _players_url(viewer),
+            },
+        )
+    )
+
+
+def _players_url(viewer: Viewer) -> str:
+    """The player links without a {% url %} per row: the rows add the id."""
+    return reverse("league_player", args=[viewer.club.slug, 0]).removesuffix("0/")
+
+
+def _standings_rows(viewer: Viewer, season: Season) -> SafeString:
+    """The season's standings computed and rendered as the body rows of the table."""
     table = standings.season_standings(season)
     # Each row's cells as text here, not with filters and tags per cell in the template: a
     # season has hundreds of rows and the template engine is most of the page's time.
     per_round = table.ranking.scoring == standings.PER_ROUND
     show_all = bool(table.ranking.best_n) and not per_round
-    rows = [
+    lines = [
         StandingLine(
             player_id=row.player_id,
             rank=f"{row.rank}=" if row.tied else str(row.rank),
@@ -169,23 +218,19 @@ def season_standings(request: HttpRequest, slug: str, season_id: int) -> HttpRes
         )
         for row in table.rows
     ]
-    # The player links without a {% url %} per row, for the same reason.
-    players_url = reverse("league_player", args=[viewer.club.slug, 0]).removesuffix("0/")
-    return _private(
-        render(
-            request,
-            "scoring/league/season.html",
-            {
-                "viewer": viewer,
-                "club": viewer.club,
-                "season": season,
-                "standings": table,
-                "rows": rows,
-                "per_round": per_round,
-                "players_url": players_url,
-            },
-        )
-    )
+    return render_standings_rows(lines, _players_url(viewer), season.pk, gettext("Toepkoning"))
+
+
+@dataclass(frozen=True)
+class RankingNotes:
+    """What the standings page says about the ranking (``standings`` in its template); the
+    rows are HTML already."""
+
+    ranking: standings.Ranking
+
+    @property
+    def tie_breaker_lines(self) -> list[tuple[str, str]]:
+        return self.ranking.tie_breaker_lines
 
 
 @dataclass

@@ -133,6 +133,11 @@ class Ranking:
             lines.append(_("Alleen je beste %(n)s sessies tellen.") % {"n": self.best_n})
         return lines
 
+    @property
+    def tie_breaker_lines(self) -> list[tuple[str, str]]:
+        """Each tie-breaker in order with its line for the page."""
+        return [(name, TIE_BREAKER_TEXT[name]) for name in self.tie_breakers]
+
 
 # --- the inner query: one row per player per finished session --------------------------------
 
@@ -277,7 +282,7 @@ class Standings:
 
     @property
     def tie_breaker_lines(self) -> list[tuple[str, str]]:
-        return [(name, TIE_BREAKER_TEXT[name]) for name in self.ranking.tie_breakers]
+        return self.ranking.tie_breaker_lines
 
 
 # The form columns: the place and the table size of each player's five latest sessions.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +80,44 @@ def admin_form_data(page) -> dict[str, Any]:
             if field.show_hidden_initial:  # a field with a callable default, e.g. a date
                 data[form.add_initial_prefix(name)] = data[form.add_prefix(name)]
     return data
+
+
+class _StandingsTable(HTMLParser):
+    """The body rows of the standings page, each as the texts of its cells."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[list[str]] = []
+        self._in_body = self._in_cell = False
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        if tag == "tbody":
+            self._in_body = True
+        elif self._in_body and tag == "tr":
+            self.rows.append([])
+        elif self._in_body and tag in ("td", "th"):
+            self.rows[-1].append("")
+            self._in_cell = True
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "tbody":
+            self._in_body = False
+        elif tag in ("td", "th"):
+            self._in_cell = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_cell:
+            self.rows[-1][-1] += data
+
+
+def standings_shown(response) -> list[tuple[str, ...]]:
+    """The standings as the page shows them: (rank, player, sessions, toepkoningen, average
+    place, points, rounds, rounds won, form) per row, as text. The player cell is the name,
+    then the toepkoning title and the deciding tie-breaker when the row has them."""
+    assert response.status_code == 200
+    table = _StandingsTable()
+    table.feed(response.content.decode())
+    return [tuple(" ".join(cell.split()) for cell in row) for row in table.rows]
 
 
 @pytest.fixture

@@ -11,12 +11,23 @@ register = template.Library()
 
 @register.simple_tag(name="standings_rows")
 def standings_rows_tag(
-    rows: Iterable, players_url: str, season_id: int, toepkoning_title: str
+    rows: Iterable | SafeString, players_url: str, season_id: int, toepkoning_title: str
 ) -> SafeString:
     """``{% standings_rows rows players_url season.pk toepkoning_title %}``: the body rows of
-    the season standings. Built here rather than with a template variable per cell: a season
-    has hundreds of rows of nine cells, and the template engine was two thirds of the page's
-    time (issue 6). Every value is escaped."""
+    the season standings. ``rows`` is the lines (``league_views.StandingLine``), or the rows
+    rendered already by ``render_standings_rows`` (the view keeps them in RenderedStandings),
+    which are returned as they are."""
+    if isinstance(rows, SafeString):
+        return rows
+    return render_standings_rows(rows, players_url, season_id, toepkoning_title)
+
+
+def render_standings_rows(
+    rows: Iterable, players_url: str, season_id: int, toepkoning_title: str
+) -> SafeString:
+    """The body rows of the season standings, built here rather than with a template variable
+    per cell: a season has hundreds of rows of nine cells, and the template engine was two
+    thirds of the page's time (issue 6). Every value is escaped."""
     esc = conditional_escape
     badge = format_html(' <span class="badge badge--toepkoning">{}</span>', toepkoning_title)
     parts = []
