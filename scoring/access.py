@@ -77,7 +77,9 @@ def get_session_for_scorer(request: HttpRequest, pk: int) -> ScorerAccess:
     not told to outsiders.
     """
     user = request.user
-    queryset = Session.objects.select_related("club").filter(pk=pk)
+    queryset = Session.objects.filter(pk=pk)
+    if request.method == "GET":
+        queryset = queryset.select_related("club")  # the page shows its name; a write does not
     if user.is_authenticated:
         memberships = ClubMembership.objects.filter(club=OuterRef("club"), user=user)
         queryset = queryset.annotate(
