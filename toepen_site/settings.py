@@ -107,6 +107,12 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Parameters bound by the server and statements prepared by psycopg once they repeat: the
+    # hot paths run the same dozen statements on every tap and poll (BENCHMARKS.md, "load").
+    DATABASES["default"].setdefault("OPTIONS", {})["server_side_binding"] = envbool(
+        "DB_SERVER_SIDE_BINDING", "true"
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
