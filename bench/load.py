@@ -424,7 +424,9 @@ def main() -> int:
             table,
             f" The standings are of a season of 1,000 sessions; the player page is of the busiest"
             f" player ({player_sessions} sessions, all seasons). An event POST and an undo are"
-            " HTMX taps answered with the `#live` fragment.",
+            " HTMX taps sent as the tablet sends them (with the key of the sheet it shows) and"
+            " answered as it gets them: the round section, or the whole `#live` fragment when"
+            " the sheet changed (a round ended, or an undo took one back).",
             "",
             sizes_text(results["sizes"]),
         ]
