@@ -46,6 +46,8 @@ ETAG_VERSION = re.compile(r'"lei-(\d+)-(\d+)-')
 HX = {"HX-Request": "true"}
 TIMEOUT = httpx.Timeout(30.0)
 RETRIES = 3  # a tap without an answer is sent again (static/js/lei.js), up to this many times
+BLOCKS = 5  # each request type of ``endpoints`` in this many blocks, each after one of the floor
+FLOOR_NEXT_TO = "floor, next to "  # the label of those floor blocks, then the request type
 _keys = itertools.count(1)
 
 
@@ -265,11 +267,23 @@ async def endpoints(spec: dict[str, Any], recorder: Recorder) -> dict[str, Any]:
     warmup = Recorder()
     times: dict[str, float] = {}
 
+    def floor_next_to(kind: str):
+        """A block of the floor, recorded as the floor of ``kind``: every request type is
+        measured in blocks, each after a block of the floor, so that it is compared with the
+        floor of the same seconds (the shared machine's speed drifts within a run)."""
+        block = max(20, count // BLOCKS // 2)
+        label = f"{FLOOR_NEXT_TO}{kind}"
+        return closed_loop(block, concurrency, lambda w: get("/bench/floor/", label, recorder))
+
     async def run(kind: str, call, n: int = count) -> None:
         await closed_loop(max(20, n // 20), concurrency, lambda w: call(w, warmup))
-        start = time.perf_counter()
-        await closed_loop(n, concurrency, lambda w: call(w, recorder))
-        times[kind] = time.perf_counter() - start
+        busy = 0.0
+        for _ in range(BLOCKS):
+            await floor_next_to(kind)
+            start = time.perf_counter()
+            await closed_loop(n // BLOCKS, concurrency, lambda w: call(w, recorder))
+            busy += time.perf_counter() - start
+        times[kind] = busy
 
     async def get(url: str, kind: str, rec: Recorder, headers: dict[str, str] | None = None):
         start = time.perf_counter()
@@ -323,10 +337,13 @@ async def endpoints(spec: dict[str, Any], recorder: Recorder) -> dict[str, Any]:
     start = time.perf_counter()
     await closed_loop(max(20, count // 20), concurrency, lambda w: tap(w, warmup))
     recorder_count = len(recorder.ms["event POST"])
-    start = time.perf_counter()
-    while len(recorder.ms["event POST"]) - recorder_count < count:
-        await closed_loop(concurrency * 10, concurrency, lambda w: tap(w, recorder))
-    elapsed = time.perf_counter() - start
+    elapsed = 0.0
+    for block in range(1, BLOCKS + 1):
+        await floor_next_to("event POST")
+        start = time.perf_counter()
+        while len(recorder.ms["event POST"]) - recorder_count < count * block // BLOCKS:
+            await closed_loop(concurrency * 10, concurrency, lambda w: tap(w, recorder))
+        elapsed += time.perf_counter() - start
     times["event POST"] = times["undo POST"] = elapsed  # both in the same interval
 
     tablet_cycle = itertools.cycle(tablets)
