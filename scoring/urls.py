@@ -4,6 +4,9 @@ from django.urls import path
 from scoring import league_views, views
 
 urlpatterns = [
+    # The viewers' poll first: every phone and TV asks it every few seconds, and URLs are
+    # tried in this order (BENCHMARKS.md, "load").
+    path("kijk/<str:signed>/", views.viewer, name="viewer"),
     # Home
     path("", views.home, name="home"),
     # Logging in and out (club members)
@@ -24,9 +27,8 @@ urlpatterns = [
     path("sessies/<int:pk>/einde/", views.session_finish, name="session_finish"),
     path("sessies/<int:pk>/ronde/<int:number>/", views.round_edit, name="round_edit"),
     path("sessies/<int:pk>/scorerlink/", views.scorer_link_change, name="scorer_link_change"),
-    # Links to share: the secret scorer link for a tablet, the read-only viewer link
+    # The secret scorer link for a tablet (the read-only viewer link is the first URL)
     path("tafel/<str:token>/", views.scorer_link, name="scorer_link"),
-    path("kijk/<str:signed>/", views.viewer, name="viewer"),
     # The league: a club's seasons and standings, players, the archive, the evening on the TV
     path("club/<slug:slug>/", league_views.club_home, name="league_club"),
     path(
