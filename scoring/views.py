@@ -394,8 +394,6 @@ def _build_pot(session: Session, data: dict[str, Any], result: Any, view: Any) -
         )
         for rr in reversed(result.rounds)
     ]
-    everyone_declared = not view.waiting and not view.finished
-    bidders = [p for p, bid in view.bids.items() if bid != "fold"]
     pot_players = [
         PotPlayer(
             name=name,
@@ -407,7 +405,7 @@ def _build_pot(session: Session, data: dict[str, Any], result: Any, view: Any) -
                 else euros(view.bids[name])
             ),
             waiting=name in view.waiting,
-            can_win=everyone_declared and (name in bidders or not bidders),
+            can_win=name in view.may_win,
         )
         for name in result.players
     ]

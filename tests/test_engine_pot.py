@@ -399,6 +399,24 @@ def test_the_view_without_an_open_round_is_the_next_round():
     assert view.waiting == PLAYERS
 
 
+@pytest.mark.parametrize(
+    "bids",
+    [
+        {"Anne": 150, "Bas": F, "Cees": 20, "Dirk": F},  # only the bidders
+        dict.fromkeys(PLAYERS, F),  # a pass round: anyone
+        {"Anne": 150, "Bas": F},  # not everybody declared: nobody yet
+    ],
+)
+def test_the_view_says_who_may_take_the_last_trick_as_the_replay_checks_it(bids):
+    view = play([rnd(None, **bids)], open_round=True).what_now()
+    for player in PLAYERS:
+        if player in view.may_win:
+            play([rnd(player, **bids)])  # replays
+        elif not view.waiting:
+            assert refusal([rnd(player, **bids)]).code == "pot_no_winner"
+    assert bool(view.may_win) == (not view.waiting)
+
+
 def test_an_open_round_still_refuses_a_bad_bid():
     problem = refusal([all_fold("Anne"), rnd(None, Anne=501)], open_round=True)
     assert str(problem) == "round 2: Anne: a bid of 501 cents is more than the pot of 500 cents"

@@ -66,6 +66,9 @@ class PotView:
     bids: dict[str, Bid]  # what has been declared so far in the open round, in seat order
     waiting: list[str]  # players who have not declared yet, in seat order
     finished: bool
+    # who may take the last trick now: once everybody has declared, a bidder, or anyone when
+    # everybody folded (the same rule ``_score_round`` checks)
+    may_win: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,14 +83,17 @@ class PotTable:
     finished: bool = False
 
     def view(self) -> PotView:
+        waiting = [] if self.finished else [p for p in self.players if p not in self.bids]
+        declared = not self.finished and not waiting
         return PotView(
             round_number=self.round_number,
             pot=self.pot,
             balances=dict(self.balances),
             max_bid=self.pot,
             bids=dict(self.bids),
-            waiting=[] if self.finished else [p for p in self.players if p not in self.bids],
+            waiting=waiting,
             finished=self.finished,
+            may_win=[p for p in self.players if _may_win(p, self.bids)] if declared else [],
         )
 
 
@@ -242,9 +248,9 @@ def _score_round(
         raise Refusal("unknown_player", player=shown)
 
     points = dict.fromkeys(players, 0)
+    if not _may_win(winner, bids):
+        raise Refusal("pot_no_winner", player=winner)
     if bidders:
-        if winner not in bidders:
-            raise Refusal("pot_no_winner", player=winner)
         for player, bid in bidders.items():
             points[player] = bid if player == winner else -bid
         stake, ended_by = bidders[winner], "pot"
@@ -268,6 +274,13 @@ def _score_round(
         ended_by=ended_by,
         folds={p: 0 for p, bid in bids.items() if bid == FOLD},
     )
+
+
+def _may_win(player: str, bids: dict[str, Bid]) -> bool:
+    """Whether ``player`` may take the last trick of a round bid so: only a bidder does, unless
+    everybody folded (then the last-trick winner pays into the pot)."""
+    bidders = [p for p, bid in bids.items() if isinstance(bid, int)]
+    return player in bidders or not bidders
 
 
 def _winner(raw_round: dict[str, Any]) -> Any:
