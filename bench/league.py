@@ -24,6 +24,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -165,14 +166,13 @@ def p95(figures: list[float]) -> float:
     return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
 
 
-def measure(*, runs: int) -> list[tuple[str, str, list[float]]]:
+def measured(club) -> tuple[Any, dict[str, int]]:
+    """What the benchmarks ask for: the club's newest season and its busiest player (the
+    player's id and ``n`` sessions); ``bench/load.py`` asks for the same pages."""
     from django.db.models import Count
-    from django.test import Client
-    from django.urls import reverse
 
-    from scoring.models import Club, Season, SessionResult
+    from scoring.models import Season, SessionResult
 
-    club = Club.objects.get(slug=CLUB)
     season = Season.objects.filter(club=club).order_by("-starts_on").first()
     busiest = (
         SessionResult.objects.filter(session__club=club, player__isnull=False)
@@ -181,6 +181,17 @@ def measure(*, runs: int) -> list[tuple[str, str, list[float]]]:
         .order_by("-n")
         .first()
     )
+    return season, busiest
+
+
+def measure(*, runs: int) -> list[tuple[str, str, list[float]]]:
+    from django.test import Client
+    from django.urls import reverse
+
+    from scoring.models import Club
+
+    club = Club.objects.get(slug=CLUB)
+    season, busiest = measured(club)
     player_id = busiest["player_id"]
     evening = club.sessions.order_by("-played_on").values_list("played_on", flat=True).first()
     client = Client()

@@ -20,6 +20,7 @@ Every phase is bounded in requests or in seconds and stops by itself.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import json
 import os
@@ -110,20 +111,12 @@ def make_tables(count: int, log) -> list[dict[str, Any]]:
 
 
 def pages() -> tuple[str, str, int]:
-    from django.db.models import Count
     from django.urls import reverse
 
-    from scoring.models import Club, Season, SessionResult
+    from scoring.models import Club
 
     club = Club.objects.get(slug=league.CLUB)
-    season = Season.objects.filter(club=club).order_by("-starts_on").first()
-    busiest = (
-        SessionResult.objects.filter(session__club=club, player__isnull=False)
-        .values("player_id")
-        .annotate(n=Count("id"))
-        .order_by("-n")
-        .first()
-    )
+    season, busiest = league.measured(club)
     return (
         reverse("league_season", args=[club.slug, season.pk]),
         reverse("league_player", args=[club.slug, busiest["player_id"]]),
@@ -379,36 +372,33 @@ def main() -> int:
             save(results)
             tables = make_tables(1, log)
             results["sizes"] = run_loadgen({**spec, "bench_tablets": tables}, "sizes", pids)
-    if "mixed" not in args.skip:
+
+    def mixed_run(name: str, what: str, ports: list[int]) -> dict[str, Any]:
+        """The mixed scenario at the size ``args`` says, on gunicorns at ``ports`` (behind nginx
+        on ``args.port`` when there are several), checked and saved as ``results[name]``."""
         tables = make_tables(args.tablets, log)
-        with gunicorns([args.port], env, workers=workers) as servers:
-            pids = [p for s in servers for p in s.pids]
-            log(f"mixed: {args.tablets} tablets, {args.viewers} viewers, {args.duration:g} s")
-            out = run_loadgen(mixed_spec(tables, base), "mixed", pids)
-            out["check"] = check_consistency(out, {t["pk"]: t for t in tables})
-            results["mixed"] = out
-            save(results)
+        with contextlib.ExitStack() as stack:
+            servers = stack.enter_context(gunicorns(ports, env, workers=workers))
+            if ports != [args.port]:
+                stack.enter_context(nginx(args.port, ports))
+            log(f"{what}: {args.tablets} tablets, {args.viewers} viewers, {args.duration:g} s")
+            out = run_loadgen(
+                mixed_spec(tables, base), "mixed", [p for s in servers for p in s.pids]
+            )
+        out["check"] = check_consistency(out, {t["pk"]: t for t in tables})
+        results[name] = out
+        save(results)
+        return out
+
+    if "mixed" not in args.skip:
+        out = mixed_run("mixed", "mixed", [args.port])
         if not mixed_met(out) and args.scale_down > 1:
             # Not met on this machine: the same scenario with fewer tablets and viewers.
             args.tablets //= args.scale_down
             args.viewers //= args.scale_down
-            tables = make_tables(args.tablets, log)
-            with gunicorns([args.port], env, workers=workers) as servers:
-                pids = [p for s in servers for p in s.pids]
-                log(f"mixed, scaled: {args.tablets} tablets, {args.viewers} viewers")
-                out = run_loadgen(mixed_spec(tables, base), "mixed", pids)
-                out["check"] = check_consistency(out, {t["pk"]: t for t in tables})
-                results["mixed_scaled"] = out
-                save(results)
+            mixed_run("mixed_scaled", "mixed, scaled", [args.port])
     if "scale" not in args.skip:
-        tables = make_tables(args.tablets, log)
-        ports = [args.port + 1, args.port + 2]
-        with gunicorns(ports, env, workers=workers) as servers, nginx(args.port, ports):
-            pids = [p for s in servers for p in s.pids]
-            log("scale-out: the same mixed load through nginx over two gunicorn instances")
-            out = run_loadgen(mixed_spec(tables, base), "mixed", pids)
-            out["check"] = check_consistency(out, {t["pk"]: t for t in tables})
-            results["scale"] = out
+        mixed_run("scale", "scale-out through nginx", [args.port + 1, args.port + 2])
 
     save(results)
     sections = [
