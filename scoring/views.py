@@ -898,6 +898,10 @@ _POLL_SQL = (
 )
 
 
+# The viewer's ETags: "lei-<session>-<version>-<language>[-tv]-<live|page>".
+_ETAG = re.compile(r'"lei-(\d+)-(\d+)-([a-z-]+)-(live|page)"')
+
+
 def _poll(pk: int, variant: str, seen: int) -> tuple[int, str | None] | None:
     """The session's version, and the kept sheet of that version unless it is ``seen``."""
     with connection.cursor() as cursor:
@@ -924,8 +928,15 @@ def viewer(request: HttpRequest, signed: str) -> HttpResponse:
     # Only the poll as the page makes it is kept and served from the copy: a fragment for any
     # other query string (it is in the fragment's hx-get) is rendered for its asker alone.
     keep = request.htmx and request.META.get("QUERY_STRING", "") in ("", "tv=1")
-    seen = re.search(rf'"lei-{pk}-(\d+)-{re.escape(variant)}-{mode}"', asked)
-    found = _poll(pk, variant if keep else "", int(seen.group(1)) if seen else -1)
+    seen = max(
+        (
+            int(v)
+            for p, v, var, m in _ETAG.findall(asked)
+            if (int(p), var, m) == (pk, variant, mode)
+        ),
+        default=-1,
+    )
+    found = _poll(pk, variant if keep else "", seen)
     if found is None:
         raise Http404("no such session")
     version, kept = found
