@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef, QuerySet, Value
+from django.db.models import QuerySet, Value
 from django.db.models.functions import Lower
 from django.utils import timezone
 
+from scoring import writesql
 from scoring.engine import Refusal, Result, replay
 from scoring.models import (
     AuditEntry,
@@ -475,14 +476,11 @@ def _write(
     actor = _actor(actor)
     with transaction.atomic():
         # 1. The lock: every write to this session waits here for the one before it.
-        locked = Session.objects.select_for_update().get(pk=session.pk)
+        # Its statements are written out in scoring/writesql.py: they run on every tap.
+        locked = writesql.lock_session(session.pk)
         if key:
             # 2. Checked after the lock, so one key cannot be applied twice concurrently.
-            stored = (
-                IdempotencyKey.objects.filter(session=locked, key=key)
-                .values_list("response", flat=True)
-                .first()
-            )
+            stored = writesql.stored_answer(locked.pk, key)
             if stored is not None:
                 _refresh(session, locked)
                 return RecordOutcome(
@@ -493,12 +491,8 @@ def _write(
         if version is not None and version != locked.version:
             raise StaleVersion(locked.version)
         # 3. The log: seats with their players, rounds marked by whether they have been scored.
-        seats = list(locked.seats.select_related("player").order_by("position"))
-        rounds = list(
-            locked.rounds.order_by("number").annotate(
-                scored=Exists(RoundScore.objects.filter(round=OuterRef("pk")))
-            )
-        )
+        seats = writesql.seats(locked.pk)
+        rounds = writesql.rounds(locked.pk)
         data = file_from_rows(locked, seats, rounds)
         todo = change(locked, rounds, list(data["rounds"]))
         data["rounds"] = todo.rounds
@@ -517,11 +511,12 @@ def _write(
             fields = round_fields(round_data, locked.game)
             existing = by_number.get(number)
             if existing is None:
-                by_number[number] = Round.objects.create(session=locked, number=number, **fields)
+                by_number[number] = Round(session=locked, number=number, **fields)
+                writesql.insert(by_number[number])
             elif any(getattr(existing, k) != v for k, v in fields.items()):
                 for k, v in fields.items():
                     setattr(existing, k, v)
-                existing.save(update_fields=list(fields))
+                writesql.update(existing, list(fields))
         gone = [r.pk for r in rounds if r.number > len(todo.rounds)]
         if gone:
             Round.objects.filter(pk__in=gone).delete()  # their scores go with them
@@ -540,22 +535,24 @@ def _write(
         locked.status = Session.Status.FINISHED if finished else Session.Status.RUNNING
         locked.version += 1
         locked.updated_at = timezone.now()
-        locked.save(update_fields=["status", "version", "updated_at", "ended"])
-        AuditEntry.objects.create(
-            session=locked,
-            club_id=locked.club_id,
-            user=actor.user,
-            by_scorer_token=actor.scorer_token,
-            action=action,
-            round_number=todo.round_number,
-            before=todo.before,
-            after=todo.after,
+        writesql.update(locked, ["status", "version", "updated_at", "ended"])
+        writesql.insert(
+            AuditEntry(
+                session=locked,
+                club_id=locked.club_id,
+                user=actor.user,
+                by_scorer_token=actor.scorer_token,
+                action=action,
+                round_number=todo.round_number,
+                before=todo.before,
+                after=todo.after,
+            )
         )
         outcome = RecordOutcome(
             version=locked.version, round_number=todo.round_number, result=result, data=data
         )
         if key:
-            IdempotencyKey.objects.create(session=locked, key=key, response=outcome.as_json())
+            writesql.insert(IdempotencyKey(session=locked, key=key, response=outcome.as_json()))
     _refresh(session, locked)
     return outcome
 

@@ -1,0 +1,184 @@
+"""The statements every write to a session runs, written out once (``services._write``).
+
+Each tap locks the session, looks up its key, reads the seats and the rounds, stores the round,
+bumps the version and writes the audit entry and the key. The ORM spent 0.3 to 0.5 ms of CPU
+building each of those statements, against 0.05 to 0.1 ms to run it (BENCHMARKS.md, "Friday
+night at scale"), on every tap of every table. Here they are made once from the models' own
+table and column names and run on Django's connection, so the transaction, the test database
+and the query log are Django's as before. Rows come back as model instances whose values went
+through the fields' own converters, exactly as the ORM gives them: nothing is deferred.
+
+The rarer statements of a write (a round's scores and the results when a round ends, the seats
+of a player who joins, rounds taken away) stay in the ORM.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import cache
+from typing import Any, TypeVar
+
+from django.db import connection
+from django.db.models import Model
+
+from scoring.models import IdempotencyKey, Player, Round, RoundScore, Seat, Session
+
+M = TypeVar("M", bound=Model)
+
+
+def _name(name: str) -> str:
+    return connection.ops.quote_name(name)
+
+
+def _fields(model: type[Model]) -> tuple[Any, ...]:
+    return tuple(model._meta.concrete_fields)
+
+
+def _columns(model: type[Model], alias: str) -> str:
+    return ", ".join(f"{alias}.{_name(f.column)}" for f in _fields(model))
+
+
+@cache
+def _converters(model: type[Model], vendor: str) -> tuple[tuple[Any, list[Callable]], ...]:
+    """Per field of ``model``: its column expression and what turns a database value into the
+    field's Python value on this database (``vendor``), as the ORM's compiler finds them."""
+    out = []
+    for field in _fields(model):
+        column = field.get_col(model._meta.db_table)
+        funcs = connection.ops.get_db_converters(column) + field.get_db_converters(connection)
+        out.append((column, funcs))
+    return tuple(out)
+
+
+def _instance(model: type[M], values: Sequence[Any]) -> M:
+    """A model instance from one row of all its concrete fields, in ``_fields`` order."""
+    converted = []
+    for value, (column, funcs) in zip(values, _converters(model, connection.vendor), strict=True):
+        for func in funcs:
+            value = func(value, column, connection)
+        converted.append(value)
+    return model.from_db(connection.alias, None, converted)
+
+
+def _for_update() -> str:
+    # SQLite has no row locks: a write there takes the whole database, one at a time.
+    return " FOR UPDATE" if connection.features.has_select_for_update else ""
+
+
+@cache
+def _lock_sql() -> str:
+    return (
+        f"SELECT {_columns(Session, 's')} FROM {_name(Session._meta.db_table)} s"  # noqa: S608
+        f" WHERE s.{_name('id')} = %s"
+    )
+
+
+def lock_session(pk: int) -> Session:
+    """The session ``pk``, its row locked until the transaction ends (Session.DoesNotExist)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_lock_sql() + _for_update(), [pk])
+        row = cursor.fetchone()
+    if row is None:
+        raise Session.DoesNotExist(pk)
+    return _instance(Session, row)
+
+
+@cache
+def _key_sql() -> str:
+    table = _name(IdempotencyKey._meta.db_table)
+    return (
+        f"SELECT {_name('response')} FROM {table}"  # noqa: S608
+        f" WHERE {_name('session_id')} = %s AND {_name('key')} = %s"
+    )
+
+
+def stored_answer(session_id: int, key: str) -> dict[str, Any] | None:
+    """What the write with ``key`` answered, if it was applied (the key is unique per session)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_key_sql(), [session_id, key])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    field = IdempotencyKey._meta.get_field("response")
+    return field.from_db_value(row[0], field.get_col(IdempotencyKey._meta.db_table), connection)
+
+
+@cache
+def _seats_sql() -> str:
+    return (
+        f"SELECT {_columns(Seat, 'st')}, {_columns(Player, 'p')}"  # noqa: S608
+        f" FROM {_name(Seat._meta.db_table)} st"
+        f" JOIN {_name(Player._meta.db_table)} p ON p.{_name('id')} = st.{_name('player_id')}"
+        f" WHERE st.{_name('session_id')} = %s ORDER BY st.{_name('position')}"
+    )
+
+
+def seats(session_id: int) -> list[Seat]:
+    """The session's seats in order, each with its player."""
+    with connection.cursor() as cursor:
+        cursor.execute(_seats_sql(), [session_id])
+        rows = cursor.fetchall()
+    width = len(_fields(Seat))
+    out = []
+    for row in rows:
+        seat = _instance(Seat, row[:width])
+        seat.player = _instance(Player, row[width:])
+        out.append(seat)
+    return out
+
+
+@cache
+def _rounds_sql() -> str:
+    scores = _name(RoundScore._meta.db_table)
+    return (
+        f"SELECT {_columns(Round, 'r')}, EXISTS(SELECT 1 FROM {scores} u"  # noqa: S608
+        f" WHERE u.{_name('round_id')} = r.{_name('id')})"
+        f" FROM {_name(Round._meta.db_table)} r"
+        f" WHERE r.{_name('session_id')} = %s ORDER BY r.{_name('number')}"
+    )
+
+
+def rounds(session_id: int) -> list[Round]:
+    """The session's rounds in order, each with ``scored``: whether its scores are stored."""
+    with connection.cursor() as cursor:
+        cursor.execute(_rounds_sql(), [session_id])
+        rows = cursor.fetchall()
+    out = []
+    for row in rows:
+        round_ = _instance(Round, row[:-1])
+        round_.scored = bool(row[-1])
+        out.append(round_)
+    return out
+
+
+def _value(instance: Model, field: Any, *, add: bool) -> Any:
+    return field.get_db_prep_save(field.pre_save(instance, add), connection)
+
+
+def update(instance: Model, names: Sequence[str]) -> None:
+    """``instance.save(update_fields=names)``, as one UPDATE by primary key."""
+    meta = instance._meta
+    fields = [meta.get_field(n) for n in names]
+    sets = ", ".join(f"{_name(f.column)} = %s" for f in fields)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {_name(meta.db_table)} SET {sets} WHERE {_name(meta.pk.column)} = %s",  # noqa: S608
+            [*(_value(instance, f, add=False) for f in fields), instance.pk],
+        )
+
+
+def insert(instance: Model) -> None:
+    """``instance.save()`` of a new row, as one INSERT; the new primary key is set on it."""
+    meta = instance._meta
+    fields = [f for f in meta.concrete_fields if f is not meta.auto_field]
+    columns = ", ".join(_name(f.column) for f in fields)
+    marks = ", ".join(["%s"] * len(fields))
+    sql = f"INSERT INTO {_name(meta.db_table)} ({columns}) VALUES ({marks})"  # noqa: S608
+    returning = connection.features.can_return_columns_from_insert
+    if returning:
+        sql += f" RETURNING {_name(meta.pk.column)}"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [_value(instance, f, add=True) for f in fields])
+        instance.pk = cursor.fetchone()[0] if returning else cursor.lastrowid
+    instance._state.adding = False
+    instance._state.db = connection.alias
