@@ -14,10 +14,10 @@ import secrets
 from dataclasses import dataclass
 
 from django.core import signing
-from django.db.models import Exists, OuterRef
 from django.http import Http404, HttpRequest
 
-from scoring.models import Club, ClubMembership, Session
+from scoring import hotsql
+from scoring.models import Club, Session
 from scoring.services import Actor
 
 VIEWER_SALT = "scoring.viewer"
@@ -71,25 +71,17 @@ def session_by_scorer_token(token: str) -> Session:
 
 
 def get_session_for_scorer(request: HttpRequest, pk: int) -> ScorerAccess:
-    """The session ``pk`` if this request may score it (one query), else 404/LoginNeeded.
+    """The session ``pk`` with its club if this request may score it (one query, written out in
+    ``scoring/hotsql.py``), else 404/LoginNeeded.
 
     Members of another club get a 404, like a link that does not exist: a session's existence is
     not told to outsiders.
     """
     user = request.user
-    queryset = Session.objects.filter(pk=pk)
-    if request.method == "GET":
-        queryset = queryset.select_related("club")  # the page shows its name; a write does not
-    if user.is_authenticated:
-        memberships = ClubMembership.objects.filter(club=OuterRef("club"), user=user)
-        queryset = queryset.annotate(
-            is_member=Exists(memberships),
-            is_admin=Exists(memberships.filter(role=ClubMembership.Role.ADMIN)),
-        )
-    session = queryset.first()
+    session = hotsql.scorer_session(pk, user.pk if user.is_authenticated else None)
     if session is None:
         raise Http404("no such session")
-    if getattr(session, "is_member", False):
+    if session.is_member:
         return ScorerAccess(session=session, actor=Actor(user=user), is_admin=session.is_admin)
     granted = request.session.get(SCORER_GRANTS, {}).get(str(pk))
     if granted and session.scorer_token and secrets.compare_digest(granted, session.scorer_token):

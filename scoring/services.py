@@ -19,7 +19,7 @@ from django.db.models import QuerySet, Value
 from django.db.models.functions import Lower
 from django.utils import timezone
 
-from scoring import writesql
+from scoring import hotsql
 from scoring.engine import Refusal, Result, replay
 from scoring.models import (
     AuditEntry,
@@ -402,8 +402,7 @@ def _store_scores(
                     total=rr.totals.get(side, 0),
                 )
             )
-    if rows:
-        RoundScore.objects.bulk_create(rows)
+    hotsql.insert_many(rows)
 
 
 def _store_results(
@@ -444,7 +443,7 @@ def _store_results(
     rows += [row(side, None, side) for side in result.teams or {}]
     if clear:
         SessionResult.objects.filter(session=session).delete()
-    SessionResult.objects.bulk_create(rows)
+    hotsql.insert_many(rows)
 
 
 # --- the one way a session changes ---------------------------------------------------------
@@ -476,11 +475,11 @@ def _write(
     actor = _actor(actor)
     with transaction.atomic():
         # 1. The lock: every write to this session waits here for the one before it.
-        # Its statements are written out in scoring/writesql.py: they run on every tap.
-        locked = writesql.lock_session(session.pk)
+        # Its statements are written out in scoring/hotsql.py: they run on every tap.
+        locked = hotsql.lock_session(session.pk)
         if key:
             # 2. Checked after the lock, so one key cannot be applied twice concurrently.
-            stored = writesql.stored_answer(locked.pk, key)
+            stored = hotsql.stored_answer(locked.pk, key)
             if stored is not None:
                 _refresh(session, locked)
                 return RecordOutcome(
@@ -491,8 +490,8 @@ def _write(
         if version is not None and version != locked.version:
             raise StaleVersion(locked.version)
         # 3. The log: seats with their players, rounds marked by whether they have been scored.
-        seats = writesql.seats(locked.pk)
-        rounds = writesql.rounds(locked.pk)
+        seats = hotsql.seats(locked.pk)
+        rounds = hotsql.rounds(locked.pk)
         data = file_from_rows(locked, seats, rounds)
         todo = change(locked, rounds, list(data["rounds"]))
         data["rounds"] = todo.rounds
@@ -512,11 +511,11 @@ def _write(
             existing = by_number.get(number)
             if existing is None:
                 by_number[number] = Round(session=locked, number=number, **fields)
-                writesql.insert(by_number[number])
+                hotsql.insert(by_number[number])
             elif any(getattr(existing, k) != v for k, v in fields.items()):
                 for k, v in fields.items():
                     setattr(existing, k, v)
-                writesql.update(existing, list(fields))
+                hotsql.update(existing, list(fields))
         gone = [r.pk for r in rounds if r.number > len(todo.rounds)]
         if gone:
             Round.objects.filter(pk__in=gone).delete()  # their scores go with them
@@ -535,8 +534,8 @@ def _write(
         locked.status = Session.Status.FINISHED if finished else Session.Status.RUNNING
         locked.version += 1
         locked.updated_at = timezone.now()
-        writesql.update(locked, ["status", "version", "updated_at", "ended"])
-        writesql.insert(
+        hotsql.update(locked, ["status", "version", "updated_at", "ended"])
+        hotsql.insert(
             AuditEntry(
                 session=locked,
                 club_id=locked.club_id,
@@ -552,7 +551,7 @@ def _write(
             version=locked.version, round_number=todo.round_number, result=result, data=data
         )
         if key:
-            writesql.insert(IdempotencyKey(session=locked, key=key, response=outcome.as_json()))
+            hotsql.insert(IdempotencyKey(session=locked, key=key, response=outcome.as_json()))
     _refresh(session, locked)
     return outcome
 

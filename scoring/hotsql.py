@@ -1,15 +1,18 @@
-"""The statements every write to a session runs, written out once (``services._write``).
+"""The statements of a tap, written out once: the scorer's access check and every write to a
+session (``access.get_session_for_scorer``, ``services._write``).
 
-Each tap locks the session, looks up its key, reads the seats and the rounds, stores the round,
-bumps the version and writes the audit entry and the key. The ORM spent 0.3 to 0.5 ms of CPU
-building each of those statements, against 0.05 to 0.1 ms to run it (BENCHMARKS.md, "Friday
-night at scale"), on every tap of every table. Here they are made once from the models' own
-table and column names and run on Django's connection, so the transaction, the test database
-and the query log are Django's as before. Rows come back as model instances whose values went
-through the fields' own converters, exactly as the ORM gives them: nothing is deferred.
+Each tap finds the session and whether its scorer may score it, locks it, looks up its key,
+reads the seats and the rounds, stores the round, bumps the version and writes the audit entry
+and the key; a tap that ends a round stores its scores and the results too. The ORM spent 0.3
+to 0.5 ms of CPU building each of those statements, against 0.05 to 0.1 ms to run it
+(BENCHMARKS.md, "Friday night at scale"), on every tap of every table. Here they are made
+from the models' own table and column names and run on Django's connection, so the
+transaction, the test database and the query log are Django's as before. Rows come back as
+model instances whose values went through the fields' own converters, exactly as the ORM gives
+them: nothing is deferred.
 
-The rarer statements of a write (a round's scores and the results when a round ends, the seats
-of a player who joins, rounds taken away) stay in the ORM.
+The rarer statements of a write (the seats of a player who joins, rounds and scores taken
+away) stay in the ORM.
 """
 
 from __future__ import annotations
@@ -21,9 +24,19 @@ from typing import Any, TypeVar
 from django.db import connection
 from django.db.models import Model
 
-from scoring.models import IdempotencyKey, Player, Round, RoundScore, Seat, Session
+from scoring.models import (
+    Club,
+    ClubMembership,
+    IdempotencyKey,
+    Player,
+    Round,
+    RoundScore,
+    Seat,
+    Session,
+)
 
 M = TypeVar("M", bound=Model)
+MANY_ROWS = 1000  # rows in one INSERT of ``insert_many`` at most
 
 
 def _name(name: str) -> str:
@@ -63,6 +76,37 @@ def _instance(model: type[M], values: Sequence[Any]) -> M:
 def _for_update() -> str:
     # SQLite has no row locks: a write there takes the whole database, one at a time.
     return " FOR UPDATE" if connection.features.has_select_for_update else ""
+
+
+@cache
+def _scorer_sql() -> str:
+    members = _name(ClubMembership._meta.db_table)
+    member = (
+        f"SELECT 1 FROM {members} m WHERE m.{_name('club_id')} = s.{_name('club_id')}"  # noqa: S608
+        f" AND m.{_name('user_id')} = %s"
+    )
+    return (
+        f"SELECT {_columns(Session, 's')}, {_columns(Club, 'c')},"  # noqa: S608
+        f" EXISTS({member}), EXISTS({member} AND m.{_name('role')} = %s)"
+        f" FROM {_name(Session._meta.db_table)} s"
+        f" JOIN {_name(Club._meta.db_table)} c ON c.{_name('id')} = s.{_name('club_id')}"
+        f" WHERE s.{_name('id')} = %s"
+    )
+
+
+def scorer_session(pk: int, user_id: int | None) -> Session | None:
+    """The session ``pk`` with its club, and ``is_member`` and ``is_admin``: whether the user
+    ``user_id`` (None: nobody logged in) is a member, an admin, of its club."""
+    with connection.cursor() as cursor:
+        cursor.execute(_scorer_sql(), [user_id, user_id, ClubMembership.Role.ADMIN, pk])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    width = len(_fields(Session))
+    session = _instance(Session, row[:width])
+    session.club = _instance(Club, row[width:-2])
+    session.is_member, session.is_admin = bool(row[-2]), bool(row[-1])
+    return session
 
 
 @cache
@@ -165,6 +209,27 @@ def update(instance: Model, names: Sequence[str]) -> None:
             f"UPDATE {_name(meta.db_table)} SET {sets} WHERE {_name(meta.pk.column)} = %s",  # noqa: S608
             [*(_value(instance, f, add=False) for f in fields), instance.pk],
         )
+
+
+def insert_many(instances: Sequence[Model]) -> None:
+    """``bulk_create(instances)`` of one model, as one INSERT of many rows (no keys set)."""
+    if not instances:
+        return
+    meta = instances[0]._meta
+    fields = [f for f in meta.concrete_fields if f is not meta.auto_field]
+    columns = ", ".join(_name(f.column) for f in fields)
+    row = "(" + ", ".join(["%s"] * len(fields)) + ")"
+    sql = f"INSERT INTO {_name(meta.db_table)} ({columns}) VALUES "  # noqa: S608
+    # As many rows a statement as the database takes parameters (SQLite), and at most
+    # MANY_ROWS (PostgreSQL takes 65,535): an imported evening may have thousands.
+    size = min(MANY_ROWS, connection.ops.bulk_batch_size(fields, instances))
+    with connection.cursor() as cursor:
+        for start in range(0, len(instances), size):
+            batch = instances[start : start + size]
+            cursor.execute(
+                sql + ", ".join([row] * len(batch)),
+                [_value(i, f, add=True) for i in batch for f in fields],
+            )
 
 
 def insert(instance: Model) -> None:

@@ -1,15 +1,24 @@
-"""The write path's statements of our own (scoring/writesql.py) give and store what the ORM
+"""The statements of a tap written out (scoring/hotsql.py) give and store what the ORM
 would: the same rows, the same Python values, on SQLite and on PostgreSQL."""
 
 import datetime
 
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Exists, OuterRef
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from scoring import services, writesql
-from scoring.models import AuditEntry, IdempotencyKey, Round, RoundScore, Season, Session
+from scoring import hotsql, services
+from scoring.models import (
+    AuditEntry,
+    ClubMembership,
+    IdempotencyKey,
+    Round,
+    RoundScore,
+    Season,
+    Session,
+)
 from tests.conftest import record
 
 
@@ -29,7 +38,7 @@ def test_the_locked_session_is_the_orms_session_field_for_field(club):
         table_label="Tafel 2",
     )
     with transaction.atomic():
-        locked = writesql.lock_session(session.pk)
+        locked = hotsql.lock_session(session.pk)
     orm = Session.objects.get(pk=session.pk)
     assert values(locked) == values(orm)
     assert isinstance(locked.updated_at, datetime.datetime)
@@ -45,12 +54,12 @@ def test_seats_and_rounds_are_the_orms_rows_with_their_players_and_scored(sessio
     record(session, "win", "Bas")
     record(session, "knock", "Cees")  # round 2: still being played, no scores yet
 
-    seats = writesql.seats(session.pk)
+    seats = hotsql.seats(session.pk)
     orm_seats = list(session.seats.select_related("player").order_by("position"))
     assert [values(s) for s in seats] == [values(s) for s in orm_seats]
     assert [values(s.player) for s in seats] == [values(s.player) for s in orm_seats]
 
-    rounds = writesql.rounds(session.pk)
+    rounds = hotsql.rounds(session.pk)
     orm_rounds = list(
         session.rounds.order_by("number").annotate(
             scored=Exists(RoundScore.objects.filter(round=OuterRef("pk")))
@@ -66,7 +75,7 @@ def test_seats_and_rounds_are_the_orms_rows_with_their_players_and_scored(sessio
 
 def test_a_missing_session_is_does_not_exist(db):
     with pytest.raises(Session.DoesNotExist):
-        writesql.lock_session(987654)
+        hotsql.lock_session(987654)
 
 
 def test_insert_sets_the_new_key_and_stores_every_field(session):
@@ -79,15 +88,15 @@ def test_insert_sets_the_new_key_and_stores_every_field(session):
         after={"event": {"type": "knock", "player": "Anne"}},
         by_scorer_token=True,
     )
-    writesql.insert(entry)
+    hotsql.insert(entry)
     assert entry.pk is not None
     assert not entry._state.adding
     assert values(AuditEntry.objects.get(pk=entry.pk)) == values(entry)
 
     key = IdempotencyKey(session=session, key="tik-1", response={"version": 3, "round_number": 1})
-    writesql.insert(key)
-    assert writesql.stored_answer(session.pk, "tik-1") == {"version": 3, "round_number": 1}
-    assert writesql.stored_answer(session.pk, "tik-2") is None
+    hotsql.insert(key)
+    assert hotsql.stored_answer(session.pk, "tik-1") == {"version": 3, "round_number": 1}
+    assert hotsql.stored_answer(session.pk, "tik-2") is None
 
 
 def test_update_writes_only_the_named_fields(session):
@@ -95,14 +104,61 @@ def test_update_writes_only_the_named_fields(session):
     stale.table_label = "not written"
     stale.version = 41
     stale.updated_at = timezone.now()
-    writesql.update(stale, ["version", "updated_at"])
+    hotsql.update(stale, ["version", "updated_at"])
     fresh = Session.objects.get(pk=session.pk)
     assert fresh.version == 41
     assert fresh.updated_at == stale.updated_at
     assert fresh.table_label == session.table_label
 
     round_ = Round(session=session, number=1, events=[{"type": "win", "player": "Anne"}])
-    writesql.insert(round_)
+    hotsql.insert(round_)
     round_.events = [{"type": "knock", "player": "Bas"}]
-    writesql.update(round_, ["events"])
+    hotsql.update(round_, ["events"])
     assert Round.objects.get(pk=round_.pk).events == [{"type": "knock", "player": "Bas"}]
+
+
+def test_insert_many_stores_every_row_in_batches(session, monkeypatch):
+    rows = [
+        AuditEntry(session=session, club_id=session.club_id, action="event", round_number=n)
+        for n in range(1, 8)
+    ]
+    monkeypatch.setattr(hotsql, "MANY_ROWS", 3)  # three statements: 3, 3 and 1 rows
+    with CaptureQueriesContext(connection) as queries:
+        hotsql.insert_many(rows)
+    assert len(queries) == 3
+    stored = AuditEntry.objects.filter(session=session, action="event").order_by("round_number")
+    assert [e.round_number for e in stored] == list(range(1, 8))
+    with CaptureQueriesContext(connection) as queries:
+        hotsql.insert_many([])
+    assert len(queries) == 0
+
+
+def test_the_scorers_session_comes_with_its_club_and_the_users_membership(
+    session, django_user_model
+):
+    member = django_user_model.objects.create_user("lid")
+    admin = django_user_model.objects.create_user("beheer")
+    stranger = django_user_model.objects.create_user("vreemde")
+    ClubMembership.objects.create(club=session.club, user=member)
+    ClubMembership.objects.create(club=session.club, user=admin, role=ClubMembership.Role.ADMIN)
+
+    found = {
+        who: hotsql.scorer_session(session.pk, user_id)
+        for who, user_id in [
+            ("member", member.pk),
+            ("admin", admin.pk),
+            ("stranger", stranger.pk),
+            ("nobody", None),
+        ]
+    }
+    assert {who: (s.is_member, s.is_admin) for who, s in found.items()} == {
+        "member": (True, False),
+        "admin": (True, True),
+        "stranger": (False, False),
+        "nobody": (False, False),
+    }
+    with CaptureQueriesContext(connection) as queries:
+        assert values(found["nobody"].club) == values(session.club)
+    assert len(queries) == 0  # the club came along
+    assert values(found["nobody"]) == values(Session.objects.get(pk=session.pk))
+    assert hotsql.scorer_session(987654, None) is None
