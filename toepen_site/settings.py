@@ -108,11 +108,15 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    # Parameters bound by the server and statements prepared by psycopg once they repeat: the
-    # hot paths run the same dozen statements on every tap and poll (BENCHMARKS.md, "load").
-    DATABASES["default"].setdefault("OPTIONS", {})["server_side_binding"] = envbool(
-        "DB_SERVER_SIDE_BINDING", "true"
-    )
+    # Parameters bound by the server, and statements prepared once they ran five times on a
+    # connection (psycopg's own threshold; Django turns preparing off unless it is asked for):
+    # the hot paths run the same dozen statements on every tap and poll, and PostgreSQL no
+    # longer parses and plans them each time (BENCHMARKS.md, "Friday night at scale"). Both
+    # off behind a pooler in transaction mode (README, DB_SERVER_SIDE_BINDING).
+    if envbool("DB_SERVER_SIDE_BINDING", "true"):
+        DATABASES["default"].setdefault("OPTIONS", {}).update(
+            server_side_binding=True, prepare_threshold=5
+        )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
