@@ -841,6 +841,19 @@ def session_revoke_token(*, session: Session, actor: Any = None) -> Session:
     )
 
 
+def prune_idempotency_keys(*, older_than: datetime.timedelta) -> int:
+    """Forget the keys of writes made longer ago than ``older_than``; how many were removed.
+
+    A key only has to outlive the retries of its tap (seconds to minutes: static/js/lei.js). A
+    retry that comes after its key is gone is not applied twice either: it carries the version
+    its tablet saw, and the write it repeats has moved the session past that version, so it is
+    refused as stale and the tablet gets the fresh sheet.
+    """
+    cutoff = timezone.now() - older_than
+    removed, _ = IdempotencyKey.objects.filter(created_at__lt=cutoff).delete()
+    return removed
+
+
 # --- players -------------------------------------------------------------------------------
 
 

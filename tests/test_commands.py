@@ -1,11 +1,13 @@
 """The commands: session files and whole clubs in and out, and the demo seed."""
 
+import datetime
 import io
 import json
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
+from django.utils import timezone
 
 from scoring import services
 from scoring.engine import replay
@@ -13,6 +15,7 @@ from scoring.models import (
     AuditEntry,
     Club,
     ClubMembership,
+    IdempotencyKey,
     Player,
     Round,
     Session,
@@ -281,3 +284,32 @@ def test_export_club_of_an_unknown_club():
     make_club()
     with pytest.raises(CommandError, match="there is no club 'nope'"):
         run("export_club", "nope")
+
+
+def test_prune_keys_forgets_old_keys_and_a_late_retry_is_refused_not_doubled(club):
+    session = services.session_start(club=club, players=["Anne", "Bas", "Cees", "Dirk"])
+    services.session_record_event(
+        session=session, event={"type": "knock", "player": "Anne"}, version=0, key="oud"
+    )
+    record(session, "fold", "Bas")
+    IdempotencyKey.objects.filter(key="oud").update(
+        created_at=timezone.now() - datetime.timedelta(days=3)
+    )
+
+    assert run("prune_keys").strip() == "1 idempotency keys older than 2 days removed"
+    assert IdempotencyKey.objects.filter(session=session).count() == 1  # the fold's, of today
+    assert not IdempotencyKey.objects.filter(key="oud").exists()
+
+    # The tablet that sent "oud" retries it days later: the session moved past its version.
+    with pytest.raises(services.StaleVersion):
+        services.session_record_event(
+            session=session, event={"type": "knock", "player": "Anne"}, version=0, key="oud"
+        )
+    assert [
+        e["type"] for e in Session.objects.get(pk=session.pk).to_file()["rounds"][0]["events"]
+    ] == [
+        "knock",
+        "fold",
+    ]
+    with pytest.raises(CommandError):
+        run("prune_keys", "--days", "0")

@@ -107,16 +107,17 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
-if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    # Parameters bound by the server, and statements prepared once they ran five times on a
-    # connection (psycopg's own threshold; Django turns preparing off unless it is asked for):
-    # the hot paths run the same dozen statements on every tap and poll, and PostgreSQL no
-    # longer parses and plans them each time (BENCHMARKS.md, "Friday night at scale"). Both
-    # off behind a pooler in transaction mode (README, DB_SERVER_SIDE_BINDING).
-    if envbool("DB_SERVER_SIDE_BINDING", "true"):
-        DATABASES["default"].setdefault("OPTIONS", {}).update(
-            server_side_binding=True, prepare_threshold=5
-        )
+# Parameters bound by the server, and statements prepared once they ran five times on a
+# connection (psycopg's own threshold; Django turns preparing off unless it is asked for): the
+# hot paths run the same dozen statements on every tap and poll, and PostgreSQL no longer
+# parses and plans them each time (BENCHMARKS.md, "Friday night at scale"). Both off behind a
+# pooler in transaction mode (README, DB_SERVER_SIDE_BINDING).
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and envbool(
+    "DB_SERVER_SIDE_BINDING", "true"
+):
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        server_side_binding=True, prepare_threshold=5
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
