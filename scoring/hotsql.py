@@ -11,8 +11,8 @@ transaction, the test database and the query log are Django's as before. Rows co
 model instances whose values went through the fields' own converters, exactly as the ORM gives
 them: nothing is deferred.
 
-The rarer statements of a write (the seats of a player who joins, rounds and scores taken
-away) stay in the ORM.
+The rarer statements of a write (the seats of a player who joins or leaves again) stay in the
+ORM.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from scoring.models import (
     RoundScore,
     Seat,
     Session,
+    SessionResult,
 )
 
 M = TypeVar("M", bound=Model)
@@ -247,3 +248,37 @@ def insert(instance: Model) -> None:
         instance.pk = cursor.fetchone()[0] if returning else cursor.lastrowid
     instance._state.adding = False
     instance._state.db = connection.alias
+
+
+def delete_scores(session_id: int, first: int) -> None:
+    """The stored scores of the session's rounds numbered ``first`` and later."""
+    rounds = _name(Round._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"DELETE FROM {_name(RoundScore._meta.db_table)} WHERE {_name('round_id')} IN"  # noqa: S608
+            f" (SELECT {_name('id')} FROM {rounds}"
+            f" WHERE {_name('session_id')} = %s AND {_name('number')} >= %s)",
+            [session_id, first],
+        )
+
+
+def delete_rounds(session_id: int, first: int) -> None:
+    """The session's rounds numbered ``first`` and later, with their scores (what the ORM's
+    cascade did: nothing else refers to a round)."""
+    delete_scores(session_id, first)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"DELETE FROM {_name(Round._meta.db_table)}"  # noqa: S608
+            f" WHERE {_name('session_id')} = %s AND {_name('number')} >= %s",
+            [session_id, first],
+        )
+
+
+def delete_results(session_id: int) -> None:
+    """The session's results (places and totals), before they are stored again."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"DELETE FROM {_name(SessionResult._meta.db_table)}"  # noqa: S608
+            f" WHERE {_name('session_id')} = %s",
+            [session_id],
+        )

@@ -442,7 +442,7 @@ def _store_results(
     rows = [row(side_of.get(name, name), p, side_of.get(name, "")) for name, p in players.items()]
     rows += [row(side, None, side) for side in result.teams or {}]
     if clear:
-        SessionResult.objects.filter(session=session).delete()
+        hotsql.delete_results(session.pk)
     hotsql.insert_many(rows)
 
 
@@ -516,12 +516,11 @@ def _write(
                 for k, v in fields.items():
                     setattr(existing, k, v)
                 hotsql.update(existing, list(fields))
-        gone = [r.pk for r in rounds if r.number > len(todo.rounds)]
-        if gone:
-            Round.objects.filter(pk__in=gone).delete()  # their scores go with them
+        if any(r.number > len(todo.rounds) for r in rounds):
+            hotsql.delete_rounds(locked.pk, len(todo.rounds) + 1)  # their scores go with them
         seats_changed = _sync_seats(locked, seats, data, todo.new_players)
         if had_scores:
-            RoundScore.objects.filter(round__session=locked, round__number__gte=first).delete()
+            hotsql.delete_scores(locked.pk, first)
         players = _players_by_name(seats)
         scored_now = any(rr.number >= first for rr in result.rounds)
         if scored_now:

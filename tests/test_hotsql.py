@@ -162,3 +162,26 @@ def test_the_scorers_session_comes_with_its_club_and_the_users_membership(
     assert len(queries) == 0  # the club came along
     assert values(found["nobody"]) == values(Session.objects.get(pk=session.pk))
     assert hotsql.scorer_session(987654, None) is None
+
+
+def test_deletes_take_the_rounds_and_scores_from_a_number_on_and_nothing_else(session):
+    record(session, "win", "Anne")
+    record(session, "win", "Bas")
+    record(session, "win", "Cees")
+    other = services.session_start(club=session.club, players=["Anne", "Bas", "Cees", "Dirk"])
+    record(other, "win", "Dirk")
+
+    def scored(s):
+        return sorted(
+            set(RoundScore.objects.filter(round__session=s).values_list("round__number", flat=True))
+        )
+
+    hotsql.delete_scores(session.pk, 3)
+    assert scored(session) == [1, 2]
+    hotsql.delete_rounds(session.pk, 2)
+    assert list(session.rounds.values_list("number", flat=True)) == [1]
+    assert scored(session) == [1]
+    hotsql.delete_results(session.pk)
+    assert not session.results.exists()
+    assert scored(other) == [1]
+    assert other.results.count() == 4

@@ -1,0 +1,139 @@
+"""What one tap costs in CPU, in process: the app's side and PostgreSQL's, per kind of tap.
+
+Run with ``.venv/bin/python bench/tapcost.py [--taps N] [--tables N] [--profile]`` after
+``make bench-league`` (it uses the same ``toepen_bench`` database and the running sessions of
+``bench/load.py``, made again here). Each tap is an HTMX event POST through Django's whole
+middleware stack (the test client, no network, no gunicorn), chosen by the engine as the load
+generator chooses it: a knock, a fold, the last trick. Printed: the median CPU time of the
+request in this process per kind of tap, and the CPU that PostgreSQL's backend for this
+process's connection spent per tap (read from ``/proc``, so PostgreSQL must run on this
+machine). ``--profile`` adds cProfile's view of the round-ending taps.
+
+It is the microscope next to ``bench/load.py``: that one measures what clients see under
+load, this one where a tap's time goes (bench/load_findings.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import gzip
+import os
+import pstats
+import random
+import re
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+VERSION = re.compile(rb'data-version="(\d+)"')
+SHEET = re.compile(rb'name="sheet" value="([0-9a-f]*)"')
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--database-url", default=None)
+    parser.add_argument("--taps", type=int, default=600)
+    parser.add_argument("--tables", type=int, default=8)
+    parser.add_argument("--profile", action="store_true")
+    args = parser.parse_args()
+
+    from bench import league
+
+    url = args.database_url or os.environ.get("BENCH_DATABASE_URL", league.DEFAULT_URL)
+    os.environ.update(
+        DATABASE_URL=url,
+        DJANGO_SETTINGS_MODULE="bench.settings",
+        DEBUG="false",
+        SECRET_KEY="bench-only-" + "x" * 40,
+        ALLOWED_HOSTS="testserver",
+        SECURE_SSL_REDIRECT="false",
+        SECURE_COOKIES="false",
+        SECURE_HSTS_SECONDS="0",
+        LOG_LEVEL="WARNING",
+    )
+    from bench import load
+
+    league._setup(url)
+    league.build(rebuild=False, log=print)
+
+    from django.db import connection
+    from django.test import Client
+
+    from bench.loadgen import Tablet
+
+    tables = load.make_tables(args.tables, print)
+    clients = []
+    for table in tables:
+        client = Client(HTTP_ACCEPT_ENCODING="gzip")
+        assert client.get(f"/tafel/{table['token']}/").status_code == 302
+        body = client.get(f"/sessies/{table['pk']}/").content
+        table["version"] = int(VERSION.search(body).group(1))
+        table["sheet"] = SHEET.search(body).group(1).decode()
+        # The load generator's tablet, for its choice of the next event (engine) and its log.
+        table["tablet"] = Tablet(table, "http://testserver", recorder=None)
+        clients.append(client)
+
+    def backend_cpu() -> float:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_backend_pid()")
+            pid = cursor.fetchone()[0]
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    profile = cProfile.Profile() if args.profile else None
+    cpu: dict[str, list[float]] = {}
+    warm = 2 * len(tables)  # every table's first taps: connections and prepared statements
+    pg_start = 0.0
+    for step in range(args.taps + warm):
+        if step == warm:
+            pg_start = backend_cpu()
+        table, client = tables[step % len(tables)], clients[step % len(tables)]
+        tablet = table["tablet"]
+        event = tablet.next_event(step)
+        form = {
+            "type": event["type"],
+            "player": event["player"],
+            "version": str(table["version"]),
+            "key": f"tapcost-{step}-{random.random()}",
+            "sheet": table["sheet"],
+        }
+        profiling = profile is not None and step >= warm and event["type"] == "win"
+        if profiling:
+            profile.enable()
+        start = time.process_time()
+        response = client.post(f"/sessies/{table['pk']}/gebeurtenis/", form, HTTP_HX_REQUEST="true")
+        spent = time.process_time() - start
+        if profiling:
+            profile.disable()
+        body = response.content
+        if response.get("Content-Encoding") == "gzip":
+            body = gzip.decompress(body)
+        if response.status_code != 200 or b'id="refusal"' in body or b'id="stale"' in body:
+            raise SystemExit(f"tap {step} ({event}) was not recorded: {body[:300]!r}")
+        tablet._apply(event)
+        table["version"] = int(VERSION.search(body).group(1))
+        found = SHEET.search(body)
+        if found:
+            table["sheet"] = found.group(1).decode()
+        if step >= warm:
+            cpu.setdefault(event["type"], []).append(spent * 1000)
+    pg = (backend_cpu() - pg_start) * 1000 / args.taps
+
+    every = [ms for kind in cpu.values() for ms in kind]
+    print(f"\n{args.taps} taps on {len(tables)} tables, CPU in this process (ms):")
+    print(f"  all    median {statistics.median(every):5.2f}  mean {statistics.mean(every):5.2f}")
+    for kind, figures in sorted(cpu.items()):
+        print(f"  {kind:6} median {statistics.median(figures):5.2f}  n={len(figures)}")
+    print(f"PostgreSQL's backend, CPU per tap: {pg:.2f} ms")
+    if profile is not None:
+        pstats.Stats(profile).sort_stats("cumulative").print_stats(40)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
