@@ -7,7 +7,7 @@ middleware stack (the test client, no network, no gunicorn), chosen by the engin
 generator chooses it: a knock, a fold, the last trick. Printed: the median CPU time of the
 request in this process per kind of tap, and the CPU that PostgreSQL's backend for this
 process's connection spent per tap (read from ``/proc``, so PostgreSQL must run on this
-machine). ``--profile`` adds cProfile's view of the round-ending taps.
+machine). ``--profile win`` adds cProfile's view of the round-ending taps (or ``knock``, ``fold``).
 
 It is the microscope next to ``bench/load.py``: that one measures what clients see under
 load, this one where a tap's time goes (bench/load_findings.md).
@@ -39,7 +39,9 @@ def main() -> int:
     parser.add_argument("--database-url", default=None)
     parser.add_argument("--taps", type=int, default=600)
     parser.add_argument("--tables", type=int, default=8)
-    parser.add_argument("--profile", action="store_true")
+    parser.add_argument(
+        "--profile", metavar="KIND", help="profile the taps of this kind: knock, fold or win"
+    )
     args = parser.parse_args()
 
     from bench import league
@@ -102,7 +104,7 @@ def main() -> int:
             "key": f"tapcost-{step}-{random.random()}",
             "sheet": table["sheet"],
         }
-        profiling = profile is not None and step >= warm and event["type"] == "win"
+        profiling = profile is not None and step >= warm and event["type"] == args.profile
         if profiling:
             profile.enable()
         start = time.process_time()
