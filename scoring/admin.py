@@ -493,6 +493,19 @@ class SessionAdmin(ClubScopedAdmin):
             return False
         return super().has_delete_permission(request, obj)
 
+    def get_deleted_objects(self, objs, request):
+        """A session goes with its whole log: seats, rounds, their scores, its results, its
+        keys. Those rows have no delete of their own in the admin (a round is corrected,
+        never cut out; the rest is the projection), so Django would count them as "needing
+        permission" and refuse every played session. The permission that counts is the one
+        checked above, on each session itself (a locked one stays refused, in the bulk action
+        too). Its audit entries stay, without the session."""
+        deleted, counts, needed, protected = super().get_deleted_objects(objs, request)
+        log = {
+            m._meta.verbose_name for m in (Seat, Round, RoundScore, SessionResult, IdempotencyKey)
+        }
+        return deleted, counts, needed - log, protected
+
     @admin.display(description=_("winner"), ordering="winner_name")
     def winner(self, session: Session) -> str:
         return session.winner_name or "—"

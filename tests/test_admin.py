@@ -332,6 +332,31 @@ def test_a_locked_session_cannot_be_deleted_by_the_admin(admin_client, played):
     assert Session.objects.filter(pk=played.pk).exists()
 
 
+def test_a_played_session_is_deleted_with_its_log_and_its_audit_stays(admin_client, played):
+    url = reverse("admin:scoring_session_delete", args=[played.pk])
+    page = admin_client.get(url, **EN)
+    assert page.status_code == 200
+    assert "permission" not in page.content.decode()  # no related rows "needing permission"
+    assert admin_client.post(url, {"post": "yes"}).status_code == 302
+    assert not Session.objects.filter(pk=played.pk).exists()
+    assert not Seat.objects.filter(session_id=played.pk).exists()
+    assert not RoundScore.objects.filter(round__session_id=played.pk).exists()
+    assert AuditEntry.objects.filter(club=played.club, session=None, action="event").count() == 4
+
+
+def test_the_bulk_delete_still_refuses_a_locked_session(admin_client, played, club):
+    open_one = make_session(club)
+    record(open_one, "win", "Anne")
+    services.session_finish(session=played)
+    services.session_lock(session=played)
+    answer = admin_client.post(
+        reverse("admin:scoring_session_changelist"),
+        {"action": "delete_selected", "_selected_action": [played.pk, open_one.pk], "post": "yes"},
+    )
+    assert answer.status_code in (200, 403)
+    assert Session.objects.filter(pk__in=[played.pk, open_one.pk]).count() == 2
+
+
 def test_the_session_form_writes_only_its_own_fields_over_a_tablets_write(
     admin_client, played, monkeypatch
 ):
