@@ -133,7 +133,7 @@ def main() -> int:
         print(f"  {kind:6} median {statistics.median(figures):5.2f}  n={len(figures)}")
     print(f"PostgreSQL's backend, CPU per tap: {pg:.2f} ms")
     if profile is not None:
-        pstats.Stats(profile).sort_stats("cumulative").print_stats(40)
+        pstats.Stats(profile).sort_stats(os.environ.get("SORT", "cumulative")).print_stats(40)
     return 0
 
 

@@ -53,25 +53,29 @@ def _columns(model: type[Model], alias: str) -> str:
 
 
 @cache
-def _converters(model: type[Model], vendor: str) -> tuple[tuple[Any, list[Callable]], ...]:
-    """Per field of ``model``: its column expression and what turns a database value into the
-    field's Python value on this database (``vendor``), as the ORM's compiler finds them."""
+def _converters(
+    model: type[Model], vendor: str
+) -> tuple[tuple[int, Any, tuple[Callable, ...]], ...]:
+    """The fields of ``model`` whose database values need turning into Python values on this
+    database (``vendor``), as the ORM's compiler finds them: (place, column, converters)."""
     out = []
-    for field in _fields(model):
+    for place, field in enumerate(_fields(model)):
         column = field.get_col(model._meta.db_table)
         funcs = connection.ops.get_db_converters(column) + field.get_db_converters(connection)
-        out.append((column, funcs))
+        if funcs:
+            out.append((place, column, tuple(funcs)))
     return tuple(out)
 
 
 def _instance(model: type[M], values: Sequence[Any]) -> M:
     """A model instance from one row of all its concrete fields, in ``_fields`` order."""
-    converted = []
-    for value, (column, funcs) in zip(values, _converters(model, connection.vendor), strict=True):
+    values = list(values)
+    for place, column, funcs in _converters(model, connection.vendor):
+        value = values[place]
         for func in funcs:
             value = func(value, column, connection)
-        converted.append(value)
-    return model.from_db(connection.alias, None, converted)
+        values[place] = value
+    return model.from_db(connection.alias, None, values)
 
 
 def _for_update() -> str:

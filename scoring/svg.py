@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
@@ -97,7 +98,15 @@ def turfjes(total: int, *, jack_dots: Sequence[int] = (), label: str) -> SafeStr
     >>> svg = turfjes(7, label="Anne: 7")
     >>> svg.count("M"), "<title>Anne: 7</title>" in svg  # 5 + 2 strokes, one path
     (7, True)
+
+    The same totals are drawn again on every tap's answer and every viewer's sheet until the
+    round ends, so a worker keeps the last few thousand pictures it drew (a pure function).
     """
+    return _turfjes(int(total), tuple(jack_dots), str(label))
+
+
+@lru_cache(maxsize=4096)
+def _turfjes(total: int, jack_dots: tuple[int, ...], label: str) -> SafeString:
     parts: list[str] = []
     dot_parts: list[str] = []
     x0 = _LEFT

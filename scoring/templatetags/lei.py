@@ -88,26 +88,24 @@ def sheet_rows_tag(lei, edit_url: str = "") -> SafeString:
         ),
     }
     is_pot = lei.is_pot
+    # The texts of a row, escaped once here: a row adds only its numbers (ints) to them.
+    base = conditional_escape(edit_url)
+    fix = conditional_escape(gettext("Ronde %(number)s verbeteren"))
+    stake = conditional_escape(gettext("inzet %(stake)s"))
     parts: list[str] = []
     for row in lei.history:
-        number = row.number
+        number = int(row.number)
         if edit_url:
-            url = f"{edit_url}{number}/"
-            label = gettext("Ronde %(number)s verbeteren") % {"number": number}
-            head = format_html(
-                '<a href="{}" hx-get="{}" hx-target="#editor" hx-swap="outerHTML"'
-                ' aria-label="{}"><span class="sheet__word">{} </span>{}</a>',
-                url,
-                url,
-                label,
-                word,
-                number,
+            url = f"{base}{number}/"
+            label = fix % {"number": number}
+            head = (
+                f'<a href="{url}" hx-get="{url}" hx-target="#editor" hx-swap="outerHTML"'
+                f' aria-label="{label}"><span class="sheet__word">{word} </span>{number}</a>'
             )
         else:
-            head = format_html('<span class="sheet__word">{} </span>{}', word, number)
+            head = f'<span class="sheet__word">{word} </span>{number}'
         if not is_pot:
-            stake = gettext("inzet %(stake)s") % {"stake": row.stake}
-            head += format_html(' <span class="muted">{}</span>', stake)
+            head += f' <span class="muted">{stake % {"stake": int(row.stake)}}</span>'
         parts.append(f'<tr><th scope="row">{head}</th>')
         for cell in row.cells:
             if cell.points is None:
