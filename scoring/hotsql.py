@@ -1,12 +1,14 @@
-"""The statements of a tap, written out once: the scorer's access check and every write to a
-session (``access.get_session_for_scorer``, ``services._write``).
+"""The statements of the hot paths, written out once: a tap (the scorer's access check and
+every write to a session, ``access.get_session_for_scorer``, ``services._write``) and a viewer's
+poll (``views.viewer``).
 
 Each tap finds the session and whether its scorer may score it, locks it, looks up its key,
 reads the seats and the rounds, stores the round, bumps the version and writes the audit entry
-and the key; a tap that ends a round stores its scores and the results too. The ORM spent 0.3
-to 0.5 ms of CPU building each of those statements, against 0.05 to 0.1 ms to run it
-(BENCHMARKS.md, "Friday night at scale"), on every tap of every table. Here they are made
-from the models' own table and column names and run on Django's connection, so the
+and the key; a tap that ends a round stores its scores and the results too. Thousands of phones
+poll every few seconds for the session's version and, when it changed, the sheet another viewer
+kept. The ORM spent 0.3 to 0.5 ms of CPU building each of those statements, against 0.05 to 0.1
+ms to run it (BENCHMARKS.md, "Friday night at scale"). Here they are made from the models' own
+table and column names, every value a parameter, and run on Django's connection, so the
 transaction, the test database and the query log are Django's as before. Rows come back as
 model instances whose values went through the fields' own converters, exactly as the ORM gives
 them: nothing is deferred.
@@ -29,6 +31,7 @@ from scoring.models import (
     ClubMembership,
     IdempotencyKey,
     Player,
+    RenderedSheet,
     Round,
     RoundScore,
     Seat,
@@ -112,6 +115,11 @@ def scorer_session(pk: int, user_id: int | None) -> Session | None:
     session.club = _instance(Club, row[width:-2])
     session.is_member, session.is_admin = bool(row[-2]), bool(row[-1])
     return session
+
+
+def session_with_club(pk: int) -> Session | None:
+    """The session ``pk`` with its club (for a viewer: nobody's membership asked)."""
+    return scorer_session(pk, None)
 
 
 @cache
@@ -286,3 +294,43 @@ def delete_results(session_id: int) -> None:
             f" WHERE {_name('session_id')} = %s",
             [session_id],
         )
+
+
+@cache
+def _keep_sheet_sql() -> str:
+    key = f"{_name('session_id')}, {_name('variant')}"
+    return (
+        f"INSERT INTO {_name(RenderedSheet._meta.db_table)}"  # noqa: S608
+        f" ({key}, {_name('version')}, {_name('html')}) VALUES (%s, %s, %s, %s)"
+        f" ON CONFLICT ({key}) DO UPDATE SET {_name('version')} = excluded.{_name('version')},"
+        f" {_name('html')} = excluded.{_name('html')}"
+    )
+
+
+def keep_sheet(session_id: int, variant: str, version: int, html: str) -> None:
+    """Keep the viewers' sheet of ``version`` for the other viewers of the table: one
+    statement, whoever gets here first (INSERT ... ON CONFLICT, on SQLite as on PostgreSQL)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_keep_sheet_sql(), [session_id, variant, version, html])
+
+
+@cache
+def _poll_sql() -> str:
+    # The session's version makes the ETag; the sheet another viewer kept for this version
+    # comes along when the asker has not seen that version yet.
+    return (
+        f"SELECT s.{_name('version')}, CASE WHEN k.{_name('version')} = s.{_name('version')}"  # noqa: S608
+        f" AND s.{_name('version')} <> %s THEN k.{_name('html')} END"
+        f" FROM {_name(Session._meta.db_table)} s LEFT JOIN {_name(RenderedSheet._meta.db_table)} k"
+        f" ON k.{_name('session_id')} = s.{_name('id')} AND k.{_name('variant')} = %s"
+        f" WHERE s.{_name('id')} = %s"
+    )
+
+
+def poll(pk: int, variant: str, seen: int) -> tuple[int, str | None] | None:
+    """A viewer's poll, its one query: the session's version, and the sheet kept for that
+    version (``variant``: language and TV mode) unless the asker has ``seen`` it already.
+    None: no such session."""
+    with connection.cursor() as cursor:
+        cursor.execute(_poll_sql(), [seen, variant, pk])
+        return cursor.fetchone()

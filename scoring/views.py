@@ -23,7 +23,6 @@ import segno
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
-from django.db import connection
 from django.http import (
     Http404,
     HttpRequest,
@@ -39,7 +38,7 @@ from django.utils.html import format_html
 from django.utils.translation import get_language, gettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from scoring import access, services
+from scoring import access, hotsql, services
 from scoring.compression import no_compression
 from scoring.engine import Refusal, replay
 from scoring.forms import (
@@ -53,7 +52,7 @@ from scoring.forms import (
     refusal_text,
     translated_error,
 )
-from scoring.models import Game, Player, RenderedSheet, Round, Session
+from scoring.models import Game, Player, Round, Session
 from scoring.sessionfile import file_from_rows
 from scoring.svg import tally_from_results
 
@@ -254,9 +253,7 @@ def euros(cents: int) -> str:
 
 def _load_lei(session: Session) -> Lei:
     """Read the session's log (two queries: seats with players, rounds) and replay it."""
-    seats = list(session.seats.select_related("player").order_by("position"))
-    rounds = list(session.rounds.order_by("number"))
-    data = file_from_rows(session, seats, rounds)
+    data = file_from_rows(session, hotsql.seats(session.pk), hotsql.rounds(session.pk))
     return _build_lei(session, data)
 
 
@@ -886,27 +883,8 @@ def round_edit(request: HttpRequest, scorer: access.ScorerAccess, number: int) -
 # --- viewers ---------------------------------------------------------------------------------
 
 
-# The poll's one query, written out: thousands of phones poll every few seconds, and building
-# it with the ORM cost ten times what running it does (BENCHMARKS.md, "load"). The session's
-# version makes the ETag; the sheet another viewer kept for this version (RenderedSheet) comes
-# along when the asker has not seen that version yet.
-# The tables' names come from the models and every value is a parameter.
-_POLL_SQL = (
-    "SELECT s.version, CASE WHEN k.version = s.version AND s.version <> %s THEN k.html END"  # noqa: S608
-    f" FROM {Session._meta.db_table} s LEFT JOIN {RenderedSheet._meta.db_table} k"
-    " ON k.session_id = s.id AND k.variant = %s WHERE s.id = %s"
-)
-
-
 # The viewer's ETags: "lei-<session>-<version>-<language>[-tv]-<live|page>".
 _ETAG = re.compile(r'"lei-(\d+)-(\d+)-([a-z-]+)-(live|page)"')
-
-
-def _poll(pk: int, variant: str, seen: int) -> tuple[int, str | None] | None:
-    """The session's version, and the kept sheet of that version unless it is ``seen``."""
-    with connection.cursor() as cursor:
-        cursor.execute(_POLL_SQL, [seen, variant, pk])
-        return cursor.fetchone()
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -936,7 +914,7 @@ def viewer(request: HttpRequest, signed: str) -> HttpResponse:
         ),
         default=-1,
     )
-    found = _poll(pk, variant if keep else "", seen)
+    found = hotsql.poll(pk, variant if keep else "", seen)
     if found is None:
         raise Http404("no such session")
     version, kept = found
@@ -946,7 +924,7 @@ def viewer(request: HttpRequest, signed: str) -> HttpResponse:
     elif kept is not None:
         response = HttpResponse(kept)  # another viewer of this table rendered this version
     else:
-        session = Session.objects.select_related("club").filter(pk=pk).first()
+        session = hotsql.session_with_club(pk)
         if session is None:
             raise Http404("no such session")
         base = f"lei-{pk}-{session.version}-{variant}"  # it may have moved on: what is drawn
@@ -971,17 +949,5 @@ def _viewer_render(
     if not keep:
         return response
     # One statement, whoever of the table's viewers gets here first (INSERT ... ON CONFLICT).
-    RenderedSheet.objects.bulk_create(
-        [
-            RenderedSheet(
-                session=session,
-                variant=variant,
-                version=session.version,
-                html=response.content.decode(),
-            )
-        ],
-        update_conflicts=True,
-        unique_fields=["session", "variant"],
-        update_fields=["version", "html"],
-    )
+    hotsql.keep_sheet(session.pk, variant, session.version, response.content.decode())
     return response

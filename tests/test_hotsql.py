@@ -14,6 +14,7 @@ from scoring.models import (
     AuditEntry,
     ClubMembership,
     IdempotencyKey,
+    RenderedSheet,
     Round,
     RoundScore,
     Season,
@@ -185,3 +186,19 @@ def test_deletes_take_the_rounds_and_scores_from_a_number_on_and_nothing_else(se
     assert not session.results.exists()
     assert scored(other) == [1]
     assert other.results.count() == 4
+
+
+def test_a_kept_sheet_is_replaced_by_the_next_version_and_polled_with_the_version(session):
+    hotsql.keep_sheet(session.pk, "nl", 3, "<div>drie</div>")
+    hotsql.keep_sheet(session.pk, "nl", 4, "<div>vier</div>")
+    hotsql.keep_sheet(session.pk, "en-tv", 4, "<div>four</div>")
+    kept = {k.variant: (k.version, k.html) for k in RenderedSheet.objects.filter(session=session)}
+    assert kept == {"nl": (4, "<div>vier</div>"), "en-tv": (4, "<div>four</div>")}
+
+    Session.objects.filter(pk=session.pk).update(version=4)
+    assert hotsql.poll(session.pk, "nl", -1) == (4, "<div>vier</div>")
+    assert hotsql.poll(session.pk, "nl", 4) == (4, None)  # seen already: a 304
+    assert hotsql.poll(session.pk, "de", -1) == (4, None)  # nobody kept this one
+    Session.objects.filter(pk=session.pk).update(version=5)
+    assert hotsql.poll(session.pk, "nl", -1) == (5, None)  # the kept one is of an older version
+    assert hotsql.poll(987654, "nl", -1) is None

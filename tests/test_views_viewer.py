@@ -66,7 +66,7 @@ def test_the_etag_depends_on_the_language(client, session):
 
 def test_an_unchanged_poll_costs_one_query(client, session, django_assert_num_queries):
     etag = client.get(viewer_url(session), **HX)["ETag"]
-    with django_assert_num_queries(1):  # the session's version (scoring.views._POLL_SQL)
+    with django_assert_num_queries(1):  # the session's version (scoring.hotsql.poll)
         assert client.get(viewer_url(session), HTTP_IF_NONE_MATCH=etag, **HX).status_code == 304
 
 
