@@ -86,6 +86,18 @@ def _for_update() -> str:
     return " FOR UPDATE" if connection.features.has_select_for_update else ""
 
 
+def _run(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+    """Run one statement on Django's connection; the rows it gives (none for a write)."""
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall() if cursor.description else []
+
+
+def _one(sql: str, params: Sequence[Any]) -> tuple[Any, ...] | None:
+    rows = _run(sql, params)
+    return rows[0] if rows else None
+
+
 @cache
 def _scorer_sql() -> str:
     members = _name(ClubMembership._meta.db_table)
@@ -105,9 +117,7 @@ def _scorer_sql() -> str:
 def scorer_session(pk: int, user_id: int | None) -> Session | None:
     """The session ``pk`` with its club, and ``is_member`` and ``is_admin``: whether the user
     ``user_id`` (None: nobody logged in) is a member, an admin, of its club."""
-    with connection.cursor() as cursor:
-        cursor.execute(_scorer_sql(), [user_id, user_id, ClubMembership.Role.ADMIN, pk])
-        row = cursor.fetchone()
+    row = _one(_scorer_sql(), [user_id, user_id, ClubMembership.Role.ADMIN, pk])
     if row is None:
         return None
     width = len(_fields(Session))
@@ -132,9 +142,7 @@ def _lock_sql() -> str:
 
 def lock_session(pk: int) -> Session:
     """The session ``pk``, its row locked until the transaction ends (Session.DoesNotExist)."""
-    with connection.cursor() as cursor:
-        cursor.execute(_lock_sql() + _for_update(), [pk])
-        row = cursor.fetchone()
+    row = _one(_lock_sql() + _for_update(), [pk])
     if row is None:
         raise Session.DoesNotExist(pk)
     return _instance(Session, row)
@@ -151,9 +159,7 @@ def _key_sql() -> str:
 
 def stored_answer(session_id: int, key: str) -> dict[str, Any] | None:
     """What the write with ``key`` answered, if it was applied (the key is unique per session)."""
-    with connection.cursor() as cursor:
-        cursor.execute(_key_sql(), [session_id, key])
-        row = cursor.fetchone()
+    row = _one(_key_sql(), [session_id, key])
     if row is None:
         return None
     field = IdempotencyKey._meta.get_field("response")
@@ -172,12 +178,9 @@ def _seats_sql() -> str:
 
 def seats(session_id: int) -> list[Seat]:
     """The session's seats in order, each with its player."""
-    with connection.cursor() as cursor:
-        cursor.execute(_seats_sql(), [session_id])
-        rows = cursor.fetchall()
     width = len(_fields(Seat))
     out = []
-    for row in rows:
+    for row in _run(_seats_sql(), [session_id]):
         seat = _instance(Seat, row[:width])
         seat.player = _instance(Player, row[width:])
         out.append(seat)
@@ -197,11 +200,8 @@ def _rounds_sql() -> str:
 
 def rounds(session_id: int) -> list[Round]:
     """The session's rounds in order, each with ``scored``: whether its scores are stored."""
-    with connection.cursor() as cursor:
-        cursor.execute(_rounds_sql(), [session_id])
-        rows = cursor.fetchall()
     out = []
-    for row in rows:
+    for row in _run(_rounds_sql(), [session_id]):
         round_ = _instance(Round, row[:-1])
         round_.scored = bool(row[-1])
         out.append(round_)
@@ -217,11 +217,10 @@ def update(instance: Model, names: Sequence[str]) -> None:
     meta = instance._meta
     fields = [meta.get_field(n) for n in names]
     sets = ", ".join(f"{_name(f.column)} = %s" for f in fields)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {_name(meta.db_table)} SET {sets} WHERE {_name(meta.pk.column)} = %s",  # noqa: S608
-            [*(_value(instance, f, add=False) for f in fields), instance.pk],
-        )
+    _run(
+        f"UPDATE {_name(meta.db_table)} SET {sets} WHERE {_name(meta.pk.column)} = %s",  # noqa: S608
+        [*(_value(instance, f, add=False) for f in fields), instance.pk],
+    )
 
 
 def insert_many(instances: Sequence[Model]) -> None:
@@ -236,13 +235,12 @@ def insert_many(instances: Sequence[Model]) -> None:
     # As many rows a statement as the database takes parameters (SQLite), and at most
     # MANY_ROWS (PostgreSQL takes 65,535): an imported evening may have thousands.
     size = min(MANY_ROWS, connection.ops.bulk_batch_size(fields, instances))
-    with connection.cursor() as cursor:
-        for start in range(0, len(instances), size):
-            batch = instances[start : start + size]
-            cursor.execute(
-                sql + ", ".join([row] * len(batch)),
-                [_value(i, f, add=True) for i in batch for f in fields],
-            )
+    for start in range(0, len(instances), size):
+        batch = instances[start : start + size]
+        _run(
+            sql + ", ".join([row] * len(batch)),
+            [_value(i, f, add=True) for i in batch for f in fields],
+        )
 
 
 def insert(instance: Model) -> None:
@@ -265,35 +263,31 @@ def insert(instance: Model) -> None:
 def delete_scores(session_id: int, first: int) -> None:
     """The stored scores of the session's rounds numbered ``first`` and later."""
     rounds = _name(Round._meta.db_table)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"DELETE FROM {_name(RoundScore._meta.db_table)} WHERE {_name('round_id')} IN"  # noqa: S608
-            f" (SELECT {_name('id')} FROM {rounds}"
-            f" WHERE {_name('session_id')} = %s AND {_name('number')} >= %s)",
-            [session_id, first],
-        )
+    _run(
+        f"DELETE FROM {_name(RoundScore._meta.db_table)} WHERE {_name('round_id')} IN"  # noqa: S608
+        f" (SELECT {_name('id')} FROM {rounds}"
+        f" WHERE {_name('session_id')} = %s AND {_name('number')} >= %s)",
+        [session_id, first],
+    )
 
 
 def delete_rounds(session_id: int, first: int) -> None:
     """The session's rounds numbered ``first`` and later, with their scores (what the ORM's
     cascade did: nothing else refers to a round)."""
     delete_scores(session_id, first)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"DELETE FROM {_name(Round._meta.db_table)}"  # noqa: S608
-            f" WHERE {_name('session_id')} = %s AND {_name('number')} >= %s",
-            [session_id, first],
-        )
+    _run(
+        f"DELETE FROM {_name(Round._meta.db_table)}"  # noqa: S608
+        f" WHERE {_name('session_id')} = %s AND {_name('number')} >= %s",
+        [session_id, first],
+    )
 
 
 def delete_results(session_id: int) -> None:
     """The session's results (places and totals), before they are stored again."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"DELETE FROM {_name(SessionResult._meta.db_table)}"  # noqa: S608
-            f" WHERE {_name('session_id')} = %s",
-            [session_id],
-        )
+    _run(
+        f"DELETE FROM {_name(SessionResult._meta.db_table)} WHERE {_name('session_id')} = %s",  # noqa: S608
+        [session_id],
+    )
 
 
 @cache
@@ -310,8 +304,7 @@ def _keep_sheet_sql() -> str:
 def keep_sheet(session_id: int, variant: str, version: int, html: str) -> None:
     """Keep the viewers' sheet of ``version`` for the other viewers of the table: one
     statement, whoever gets here first (INSERT ... ON CONFLICT, on SQLite as on PostgreSQL)."""
-    with connection.cursor() as cursor:
-        cursor.execute(_keep_sheet_sql(), [session_id, variant, version, html])
+    _run(_keep_sheet_sql(), [session_id, variant, version, html])
 
 
 @cache
@@ -331,6 +324,4 @@ def poll(pk: int, variant: str, seen: int) -> tuple[int, str | None] | None:
     """A viewer's poll, its one query: the session's version, and the sheet kept for that
     version (``variant``: language and TV mode) unless the asker has ``seen`` it already.
     None: no such session."""
-    with connection.cursor() as cursor:
-        cursor.execute(_poll_sql(), [seen, variant, pk])
-        return cursor.fetchone()
+    return _one(_poll_sql(), [seen, variant, pk])
