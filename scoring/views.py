@@ -34,7 +34,7 @@ from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.formats import number_format
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 from django.utils.translation import get_language, gettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -224,6 +224,14 @@ class Lei:
     @property
     def ranks(self) -> list[tuple[str, Any]]:
         return list(RANK_LABELS.items())
+
+    @cached_property
+    def player_options(self) -> str:
+        """The ``<option>`` of every player in the round, for the panel's four player lists
+        (vuile was, twice; vier gelijke; strafpunt): made once, not by a loop in each."""
+        return format_html_join(
+            "", '<option value="{}">{}</option>', ((p.name, p.name) for p in self.players)
+        )
 
     @cached_property
     def sheet_key(self) -> str:

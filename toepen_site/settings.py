@@ -183,6 +183,8 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_HTTPONLY = True
+# Django's database sessions, read with a statement written out once (toepen_site/sessions.py).
+SESSION_ENGINE = "toepen_site.sessions"
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"
 # One strict policy for every page, the admin included (toepen_site/middleware.py says why it
