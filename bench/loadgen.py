@@ -19,6 +19,7 @@ Phases:
 from __future__ import annotations
 
 import asyncio
+import copy
 import itertools
 import json
 import random
@@ -27,6 +28,7 @@ import resource
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +88,31 @@ class Recorder:
                 "sizes": self.sizes}  # fmt: skip
 
 
+def _choose(data: dict[str, Any], step: int) -> tuple[dict[str, Any], bool]:
+    """The next tap on the log ``data`` (the engine's view of it) and whether it starts a new
+    round: a knock while nobody knocked, a fold while someone must answer, else a win."""
+    view = replay(data, open_round=True).what_now()
+    rounds = data["rounds"]
+    new_round = not (rounds and len(rounds) == view.round_number and not view.finished)
+    if not view.started:
+        knockers = [p for p, why in view.may_knock.items() if why is None]
+        if knockers:
+            return {"type": "knock", "player": knockers[step % len(knockers)]}, new_round
+    if view.must_answer and not view.folded:
+        player = view.must_answer[0]
+        if view.may_fold.get(player) is None:
+            return {"type": "fold", "player": player}, new_round
+    winners = [p for p, why in view.may_win.items() if why is None]
+    return {"type": "win", "player": winners[step % len(winners)]}, new_round
+
+
+def _append(data: dict[str, Any], event: dict[str, Any], new_round: bool) -> None:
+    if new_round:
+        data["rounds"].append({"events": [event]})
+    else:
+        data["rounds"][-1]["events"].append(event)
+
+
 class Tablet:
     """One pub tablet: a scorer link, its cookies, the session's log as far as it recorded it."""
 
@@ -96,7 +123,9 @@ class Tablet:
         self.version = spec["version"]
         self.csrf = ""
         self.sheet = ""
-        self.view_now: Any = None  # the engine's view of ``data``, while it is current
+        self.new_round = False  # whether the event of the last ``next_event`` starts a round
+        self.planned: dict[int, tuple[dict[str, Any], bool]] = {}  # step: (event, new round)
+        self._planned_log: dict[str, Any] = {}  # ``data`` as it is after the planned taps
         self.base = base
         self.recorder = recorder
         self.accepted: list[dict[str, Any]] = []  # events recorded in this phase, in order
@@ -127,33 +156,33 @@ class Tablet:
         if kind:
             self.recorder.ok(kind, ms, wire_size(response))
 
+    def plan(self, steps: Iterable[int]) -> None:
+        """Choose the taps of these steps now, before the time that is measured: the load
+        generator shares the machine's cores with the app, and choosing a tap replays the log
+        (the engine), which a tablet at the table does not do. The plan is followed while every
+        tap is recorded; a tap that is not drops it (``next_event`` chooses live again)."""
+        data = self._planned_log if self.planned else copy.deepcopy(self.data)
+        for step in steps:
+            event, new_round = _choose(data, step)
+            _append(data, event, new_round)
+            self.planned[step] = (event, new_round)
+        self._planned_log = data
+
     def next_event(self, step: int) -> dict[str, Any]:
-        """The next tap of a round of the mixed scenario: a knock, a fold, a win (engine)."""
-        view = self.view_now = replay(self.data, open_round=True).what_now()
-        if not view.started:
-            knockers = [p for p, why in view.may_knock.items() if why is None]
-            if knockers:
-                return {"type": "knock", "player": knockers[step % len(knockers)]}
-        if view.must_answer and not view.folded:
-            player = view.must_answer[0]
-            if view.may_fold.get(player) is None:
-                return {"type": "fold", "player": player}
-        winners = [p for p, why in view.may_win.items() if why is None]
-        return {"type": "win", "player": winners[step % len(winners)]}
+        """The next tap of a round: a knock, a fold, a win (planned, or chosen by the engine)."""
+        if step in self.planned:
+            event, self.new_round = self.planned.pop(step)
+        else:
+            self.planned.clear()
+            event, self.new_round = _choose(self.data, step)
+        return event
 
     def _apply(self, event: dict[str, Any]) -> None:
-        rounds = self.data["rounds"]
-        # The view next_event chose this event from, when it is of this log (one replay a tap:
-        # the load generator shares the machine's cores with the app it measures).
-        view = self.view_now or replay(self.data, open_round=True).what_now()
-        self.view_now = None
-        if rounds and len(rounds) == view.round_number and not view.finished:
-            rounds[-1]["events"].append(event)
-        else:
-            rounds.append({"events": [event]})
+        # Where the event goes was worked out with it; an undo and the same tap again (the
+        # endpoints phase) come back to the same log, so it still holds then.
+        _append(self.data, event, self.new_round)
 
     def _unapply(self) -> None:
-        self.view_now = None
         rounds = self.data["rounds"]
         rounds[-1]["events"].pop()
         if not rounds[-1]["events"] and not rounds[-1].get("absent") and not rounds[-1].get("join"):
@@ -201,6 +230,7 @@ class Tablet:
             self._apply(event)
             self.accepted.append(event)
             return True
+        self.planned.clear()  # the log is not where the plan thought it would be
         return False
 
     async def undo(self, kind: str = "undo POST") -> bool:
@@ -336,6 +366,11 @@ async def endpoints(spec: dict[str, Any], recorder: Recorder) -> dict[str, Any]:
 
     start = time.perf_counter()
     await closed_loop(max(20, count // 20), concurrency, lambda w: tap(w, warmup))
+    # The taps of the measured blocks are chosen now (Tablet.plan), not while they are timed:
+    # a worker's k-th tap is its tablet k mod n's, with step k + 1 (``tap`` above).
+    for w, mine in enumerate(own):
+        for k in range(steps[w], steps[w] + 2 * count // concurrency):
+            mine[k % len(mine)].plan([k + 1])
     recorder_count = len(recorder.ms["event POST"])
     elapsed = 0.0
     for block in range(1, BLOCKS + 1):
@@ -400,6 +435,8 @@ async def mixed(spec: dict[str, Any], recorder: Recorder) -> dict[str, Any]:
     async def opened(t: Tablet) -> None:
         async with sem:
             await t.open()
+        # Every tap it will make, chosen before the clock starts (Tablet.plan).
+        t.plan(range(1, 3 * (int(duration // spec["tablet_period"]) + 2) + 1))
 
     await asyncio.gather(*(opened(t) for t in tablets))
     address = httpx.URL(base)
