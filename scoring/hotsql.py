@@ -19,11 +19,12 @@ ORM.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any, TypeVar
 
-from django.db import connection
+from django.db import IntegrityError, connection
 from django.db.models import Model
 
 from scoring.models import (
@@ -303,8 +304,12 @@ def _keep_sheet_sql() -> str:
 
 def keep_sheet(session_id: int, variant: str, version: int, html: str) -> None:
     """Keep the viewers' sheet of ``version`` for the other viewers of the table: one
-    statement, whoever gets here first (INSERT ... ON CONFLICT, on SQLite as on PostgreSQL)."""
-    _run(_keep_sheet_sql(), [session_id, variant, version, html])
+    statement, whoever gets here first (INSERT ... ON CONFLICT, on SQLite as on PostgreSQL).
+    A session deleted meanwhile has nothing kept: this viewer still gets the sheet drawn."""
+    # Only the session can be missing (a conflict updates), and only in autocommit, as views
+    # run: inside a transaction the foreign key is checked when it commits.
+    with contextlib.suppress(IntegrityError):
+        _run(_keep_sheet_sql(), [session_id, variant, version, html])
 
 
 @cache

@@ -35,6 +35,7 @@ on and off), could leave rows labelled with a key that is current again.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -44,7 +45,7 @@ from pathlib import Path
 
 import django
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils.translation import get_language
 
 from scoring import standings
@@ -155,10 +156,14 @@ def snapshot() -> Iterator[None]:
 def keep(season: Season, *, variant: str, key: str, html: str) -> None:
     """Keep the rows for the next request: one statement whoever gets here first, and two
     misses at once each write a copy that is right for its own key (INSERT ... ON CONFLICT).
-    Outside ``snapshot``: under REPEATABLE READ a concurrent upsert of the row would fail."""
-    RenderedStandings.objects.bulk_create(
-        [RenderedStandings(season=season, variant=variant, key=key, html=html)],
-        update_conflicts=True,
-        unique_fields=["season", "variant"],
-        update_fields=["key", "html"],
-    )
+    Outside ``snapshot``: under REPEATABLE READ a concurrent upsert of the row would fail. A
+    season deleted meanwhile has nothing kept: its rows are still served to this request."""
+    # Only its season can be missing (a conflict updates), and only in autocommit, as views
+    # run: inside a transaction the foreign key is checked when it commits.
+    with contextlib.suppress(IntegrityError):
+        RenderedStandings.objects.bulk_create(
+            [RenderedStandings(season=season, variant=variant, key=key, html=html)],
+            update_conflicts=True,
+            unique_fields=["season", "variant"],
+            update_fields=["key", "html"],
+        )

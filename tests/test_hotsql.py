@@ -9,12 +9,13 @@ from django.db.models import Exists, OuterRef
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from scoring import hotsql, services
+from scoring import hotsql, services, standings_cache
 from scoring.models import (
     AuditEntry,
     ClubMembership,
     IdempotencyKey,
     RenderedSheet,
+    RenderedStandings,
     Round,
     RoundScore,
     Season,
@@ -202,3 +203,19 @@ def test_a_kept_sheet_is_replaced_by_the_next_version_and_polled_with_the_versio
     Session.objects.filter(pk=session.pk).update(version=5)
     assert hotsql.poll(session.pk, "nl", -1) == (5, None)  # the kept one is of an older version
     assert hotsql.poll(987654, "nl", -1) is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_sheet_or_standings_of_something_deleted_meanwhile_is_not_kept_and_no_error(club):
+    """A viewer draws a session's sheet, or a visitor the standings of a season, while an admin
+    deletes it: the drawing is answered, and nothing is kept (it was a 500)."""
+    season = Season.objects.create(club=club, name="Weg", starts_on=datetime.date(2026, 9, 1))
+    session = services.session_start(club=club, players=["Anne", "Bas", "Cees", "Dirk"])
+    gone_session, gone_season = Session.objects.get(pk=session.pk), Season.objects.get(pk=season.pk)
+    session.delete()
+    season.delete()
+
+    hotsql.keep_sheet(gone_session.pk, "nl", 1, "<div>weg</div>")
+    standings_cache.keep(gone_season, variant="nl-members", key="k", html="<tr></tr>")
+    assert not RenderedSheet.objects.exists()
+    assert not RenderedStandings.objects.exists()
