@@ -280,10 +280,6 @@ class Standings:
     ranking: Ranking
     rows: list[StandingRow]
 
-    @property
-    def tie_breaker_lines(self) -> list[tuple[str, str]]:
-        return self.ranking.tie_breaker_lines
-
 
 # The form columns: the place and the table size of each player's five latest sessions.
 _STANDINGS_SQL = """

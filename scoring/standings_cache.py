@@ -40,7 +40,6 @@ import functools
 import hashlib
 import json
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import django
@@ -140,7 +139,7 @@ def _release() -> str:
     return digest.hexdigest()
 
 
-@contextmanager
+@contextlib.contextmanager
 def snapshot() -> Iterator[None]:
     """The reads inside see one state of the database: a transaction, REPEATABLE READ in
     PostgreSQL (SQLite's transactions are serializable). Inside a transaction that is open
