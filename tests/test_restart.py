@@ -219,3 +219,42 @@ def test_a_killed_server_loses_nothing(database_env):
     assert stored["problems"] == []
     assert stored["version"] == tablet.version
     note("restart", restarts=2, kills=3, taps=9, accepted=7, lost=0, doubled=0)
+
+
+@pytest.mark.skipif(not GUNICORN.exists(), reason="gunicorn is not installed (requirements.txt)")
+@pytest.mark.skipif(
+    not os.environ.get("DATABASE_URL", "").startswith("postgres"), reason="PostgreSQL ends them"
+)
+def test_taps_right_after_postgresql_ended_the_apps_connections_are_answered(database_env):
+    """A restart or failover of PostgreSQL ends every connection the workers keep: the next
+    request of each worker gets a new one before its first query (the health check of
+    toepen_site/postgresql), not an error."""
+    import psycopg
+
+    session_id, token = manage(database_env, "shell", "-c", SETUP).splitlines()[-1].split()
+    tablet = Tablet(int(session_id))
+    server = Server(database_env)
+    name = urlparse(database_env["DATABASE_URL"]).path.lstrip("/")
+    try:
+        server.start()
+        tablet.open_link(server, token)
+        for i, (kind, player) in enumerate([("knock", "Anne"), ("stay", "Bas")]):
+            tablet.tap(server, kind, player, f"before-{i}")
+        with psycopg.connect(os.environ["DATABASE_URL"], autocommit=True) as admin:
+            ended = admin.execute(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                " WHERE datname = %s AND pid <> pg_backend_pid()",
+                [name],
+            ).fetchone()[0]
+        assert ended >= 1  # the workers' kept connections
+        # Both workers, each on its first request since: every tap is answered and recorded.
+        for i, (kind, player) in enumerate([("stay", "Cees"), ("fold", "Dirk"), ("win", "Bas")]):
+            tablet.tap(server, kind, player, f"after-{i}")
+    finally:
+        server.stop()
+
+    output = manage(database_env, "shell", "-c", CHECK.format(pk=session_id))
+    stored = json.loads(output.splitlines()[-1])
+    assert stored["events"] == tablet.accepted
+    assert len(tablet.accepted) == 5
+    assert stored["problems"] == []

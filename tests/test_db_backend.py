@@ -1,0 +1,77 @@
+"""The PostgreSQL backend's health check (toepen_site/postgresql/base.py): an idle, quiet
+connection is used without a ``SELECT 1``; one that PostgreSQL ended is replaced before the
+request's first query, as with Django's own check."""
+
+import time
+
+import pytest
+from django.db import connection, connections
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's backend"),
+]
+
+
+@pytest.fixture
+def other():
+    """A second connection to the test database, as an app server's worker keeps one."""
+    wrapper = connections.create_connection("default")
+    wrapper.ensure_connection()
+    assert wrapper.health_check_enabled  # CONN_HEALTH_CHECKS, as in production
+    yield wrapper
+    wrapper.close()
+
+
+def backend(wrapper) -> tuple[int, str]:
+    with wrapper.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        return cursor.fetchone()[0], "SELECT pg_backend_pid()"
+
+
+def last_statement(pid: int) -> str:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT query FROM pg_stat_activity WHERE pid = %s", [pid])
+        return cursor.fetchone()[0]
+
+
+def start_request(wrapper) -> None:
+    """What Django does when a request starts: the check runs before its first query."""
+    wrapper.close_if_unusable_or_obsolete()
+    assert not wrapper.health_check_done
+
+
+def test_a_quiet_idle_connection_is_used_without_asking_the_server(other):
+    pid, statement = backend(other)
+    start_request(other)
+    with other.cursor() as cursor:  # the request's first query: the health check runs here
+        assert other.health_check_done
+        assert last_statement(pid) == statement  # no SELECT 1 was sent
+        cursor.execute("SELECT 41 + 1")
+        assert cursor.fetchone() == (42,)
+
+
+def test_a_connection_the_server_ended_is_replaced_before_the_first_query(other):
+    pid, _ = backend(other)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
+    deadline = time.monotonic() + 5
+    while other.is_usable() and time.monotonic() < deadline:  # the goodbye is on its way
+        time.sleep(0.01)
+    assert not other.is_usable()
+
+    start_request(other)
+    with other.cursor() as cursor:  # no error: a new connection
+        cursor.execute("SELECT pg_backend_pid()")
+        assert cursor.fetchone()[0] != pid
+
+
+def test_inside_a_transaction_the_server_is_asked(other):
+    pid, _ = backend(other)
+    other.set_autocommit(False)
+    with other.cursor() as cursor:
+        cursor.execute("SELECT 1 + 1")  # the transaction has begun
+    assert other.is_usable()
+    assert last_statement(pid) == "SELECT 1"  # Django's own check
+    other.rollback()
+    other.set_autocommit(True)
