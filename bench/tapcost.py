@@ -87,7 +87,7 @@ def main() -> int:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
-    profile = cProfile.Profile() if args.profile else None
+    profile = cProfile.Profile(time.process_time) if args.profile else None
     cpu: dict[str, list[float]] = {}
     warm = 2 * len(tables)  # every table's first taps: connections and prepared statements
     pg_start = 0.0

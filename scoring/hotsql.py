@@ -20,7 +20,7 @@ ORM.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import cache
 from typing import Any, TypeVar
 
@@ -143,10 +143,13 @@ def _lock_sql() -> str:
 
 def lock_session(pk: int) -> Session:
     """The session ``pk``, its row locked until the transaction ends (Session.DoesNotExist)."""
-    row = _one(_lock_sql() + _for_update(), [pk])
-    if row is None:
+    return _locked(_run(_lock_sql() + _for_update(), [pk]), pk)
+
+
+def _locked(rows: list[tuple[Any, ...]], pk: int) -> Session:
+    if not rows:
         raise Session.DoesNotExist(pk)
-    return _instance(Session, row)
+    return _instance(Session, rows[0])
 
 
 @cache
@@ -160,11 +163,14 @@ def _key_sql() -> str:
 
 def stored_answer(session_id: int, key: str) -> dict[str, Any] | None:
     """What the write with ``key`` answered, if it was applied (the key is unique per session)."""
-    row = _one(_key_sql(), [session_id, key])
-    if row is None:
+    return _answer(_run(_key_sql(), [session_id, key]))
+
+
+def _answer(rows: list[tuple[Any, ...]]) -> dict[str, Any] | None:
+    if not rows:
         return None
     field = IdempotencyKey._meta.get_field("response")
-    return field.from_db_value(row[0], field.get_col(IdempotencyKey._meta.db_table), connection)
+    return field.from_db_value(rows[0][0], field.get_col(IdempotencyKey._meta.db_table), connection)
 
 
 @cache
@@ -179,9 +185,13 @@ def _seats_sql() -> str:
 
 def seats(session_id: int) -> list[Seat]:
     """The session's seats in order, each with its player."""
+    return _seats(_run(_seats_sql(), [session_id]))
+
+
+def _seats(rows: list[tuple[Any, ...]]) -> list[Seat]:
     width = len(_fields(Seat))
     out = []
-    for row in _run(_seats_sql(), [session_id]):
+    for row in rows:
         seat = _instance(Seat, row[:width])
         seat.player = _instance(Player, row[width:])
         out.append(seat)
@@ -201,93 +211,163 @@ def _rounds_sql() -> str:
 
 def rounds(session_id: int) -> list[Round]:
     """The session's rounds in order, each with ``scored``: whether its scores are stored."""
+    return _rounds(_run(_rounds_sql(), [session_id]))
+
+
+def _rounds(rows: list[tuple[Any, ...]]) -> list[Round]:
     out = []
-    for row in _run(_rounds_sql(), [session_id]):
+    for row in rows:
         round_ = _instance(Round, row[:-1])
         round_.scored = bool(row[-1])
         out.append(round_)
     return out
 
 
-def _value(instance: Model, field: Any, *, add: bool) -> Any:
-    return field.get_db_prep_save(field.pre_save(instance, add), connection)
+def lock_and_read(
+    pk: int, key: str | None
+) -> tuple[Session, dict[str, Any] | None, list[Seat], list[Round]]:
+    """What a write reads: the session ``pk`` locked (``lock_session``), the stored answer of
+    ``key`` (``stored_answer``; None without a key), its seats and its rounds.
+
+    On PostgreSQL the four statements go in one round trip (psycopg's pipeline mode). The server
+    runs each when the one before it is done, so the three after the lock read the session as
+    its lock holder: no other write can come between."""
+    statements = [(_lock_sql() + _for_update(), [pk])]
+    if key:
+        statements.append((_key_sql(), [pk, key]))
+    statements += [(_seats_sql(), [pk]), (_rounds_sql(), [pk])]
+    with contextlib.ExitStack() as stack:
+        cursors = [stack.enter_context(connection.cursor()) for _ in statements]
+        with _together():
+            for cursor, (sql, params) in zip(cursors, statements, strict=True):
+                cursor.execute(sql, params)
+            results = [cursor.fetchall() for cursor in cursors]
+    locked = _locked(results[0], pk)
+    return locked, _answer(results[1]) if key else None, _seats(results[-2]), _rounds(results[-1])
 
 
-def update(instance: Model, names: Sequence[str]) -> None:
-    """``instance.save(update_fields=names)``, as one UPDATE by primary key."""
-    meta = instance._meta
-    fields = [meta.get_field(n) for n in names]
-    sets = ", ".join(f"{_name(f.column)} = %s" for f in fields)
-    _run(
-        f"UPDATE {_name(meta.db_table)} SET {sets} WHERE {_name(meta.pk.column)} = %s",  # noqa: S608
-        [*(_value(instance, f, add=False) for f in fields), instance.pk],
-    )
-
-
-def insert_many(instances: Sequence[Model]) -> None:
-    """``bulk_create(instances)`` of one model, as one INSERT of many rows (no keys set)."""
-    if not instances:
+@contextlib.contextmanager
+def _together() -> Iterator[None]:
+    """Statements run in this block go to PostgreSQL together, in order, and their answers
+    come back together: psycopg's pipeline mode; elsewhere one after the other."""
+    if connection.vendor != "postgresql":
+        yield
         return
-    meta = instances[0]._meta
-    fields = [f for f in meta.concrete_fields if f is not meta.auto_field]
-    columns = ", ".join(_name(f.column) for f in fields)
-    row = "(" + ", ".join(["%s"] * len(fields)) + ")"
-    sql = f"INSERT INTO {_name(meta.db_table)} ({columns}) VALUES "  # noqa: S608
-    # As many rows a statement as the database takes parameters (SQLite), and at most
-    # MANY_ROWS (PostgreSQL takes 65,535): an imported evening may have thousands.
-    size = min(MANY_ROWS, connection.ops.bulk_batch_size(fields, instances))
-    for start in range(0, len(instances), size):
-        batch = instances[start : start + size]
-        _run(
-            sql + ", ".join([row] * len(batch)),
-            [_value(i, f, add=True) for i in batch for f in fields],
-        )
+    # Django's exceptions, as its cursors raise them, for what the pipeline raises at its end.
+    with connection.wrap_database_errors, connection.connection.pipeline():
+        yield
 
 
 def insert(instance: Model) -> None:
     """``instance.save()`` of a new row, as one INSERT; the new primary key is set on it."""
-    meta = instance._meta
-    fields = [f for f in meta.concrete_fields if f is not meta.auto_field]
-    columns = ", ".join(_name(f.column) for f in fields)
-    marks = ", ".join(["%s"] * len(fields))
-    sql = f"INSERT INTO {_name(meta.db_table)} ({columns}) VALUES ({marks})"  # noqa: S608
+    sql, params = _insert_sql([instance])
     returning = connection.features.can_return_columns_from_insert
     if returning:
-        sql += f" RETURNING {_name(meta.pk.column)}"
+        sql += f" RETURNING {_name(instance._meta.pk.column)}"
     with connection.cursor() as cursor:
-        cursor.execute(sql, [_value(instance, f, add=True) for f in fields])
+        cursor.execute(sql, params)
         instance.pk = cursor.fetchone()[0] if returning else cursor.lastrowid
     instance._state.adding = False
     instance._state.db = connection.alias
 
 
-def delete_scores(session_id: int, first: int) -> None:
-    """The stored scores of the session's rounds numbered ``first`` and later."""
-    rounds = _name(Round._meta.db_table)
-    _run(
-        f"DELETE FROM {_name(RoundScore._meta.db_table)} WHERE {_name('round_id')} IN"  # noqa: S608
-        f" (SELECT {_name('id')} FROM {rounds}"
-        f" WHERE {_name('session_id')} = %s AND {_name('number')} >= %s)",
-        [session_id, first],
-    )
+class Writes:
+    """A write's statements whose answers nobody reads, kept until ``send``, which sends them
+    in the order they came: on PostgreSQL in one round trip (psycopg's pipeline mode), so that
+    a tap stores its round, the session's new version, the audit entry and its key in one.
+
+    Whatever must see them, or gives an answer that is needed (``insert``'s new key, the ORM),
+    runs after a ``send``. An error in one (a constraint) is raised by ``send``, as Django's
+    exception, and nothing after it in the batch is done; the transaction decides the rest."""
+
+    def __init__(self) -> None:
+        self._statements: list[tuple[str, list[Any]]] = []
+
+    def update(self, instance: Model, names: Sequence[str]) -> None:
+        """``instance.save(update_fields=names)``, as one UPDATE by primary key."""
+        meta = instance._meta
+        fields = [meta.get_field(n) for n in names]
+        sets = ", ".join(f"{_name(f.column)} = %s" for f in fields)
+        self._statements.append(
+            (
+                f"UPDATE {_name(meta.db_table)} SET {sets} WHERE {_name(meta.pk.column)} = %s",  # noqa: S608
+                [*(_value(instance, f, add=False) for f in fields), instance.pk],
+            )
+        )
+
+    def insert(self, instance: Model) -> None:
+        """``instance.save()`` of a new row whose key nobody needs."""
+        self._statements.append(_insert_sql([instance]))
+
+    def insert_many(self, instances: Sequence[Model]) -> None:
+        """``bulk_create(instances)`` of one model, as INSERTs of many rows (no keys set): as
+        many rows a statement as the database takes parameters (SQLite), and at most
+        ``MANY_ROWS`` (PostgreSQL takes 65,535): an imported evening may have thousands."""
+        if not instances:
+            return
+        meta = instances[0]._meta
+        fields = [f for f in meta.concrete_fields if f is not meta.auto_field]
+        size = min(MANY_ROWS, connection.ops.bulk_batch_size(fields, instances))
+        for start in range(0, len(instances), size):
+            self._statements.append(_insert_sql(instances[start : start + size]))
+
+    def delete_scores(self, session_id: int, first: int) -> None:
+        """The stored scores of the session's rounds numbered ``first`` and later."""
+        rounds = _name(Round._meta.db_table)
+        self._statements.append(
+            (
+                f"DELETE FROM {_name(RoundScore._meta.db_table)} WHERE {_name('round_id')} IN"  # noqa: S608
+                f" (SELECT {_name('id')} FROM {rounds}"
+                f" WHERE {_name('session_id')} = %s AND {_name('number')} >= %s)",
+                [session_id, first],
+            )
+        )
+
+    def delete_rounds(self, session_id: int, first: int) -> None:
+        """The session's rounds numbered ``first`` and later, with their scores (what the
+        ORM's cascade did: nothing else refers to a round)."""
+        self.delete_scores(session_id, first)
+        self._statements.append(
+            (
+                f"DELETE FROM {_name(Round._meta.db_table)}"  # noqa: S608
+                f" WHERE {_name('session_id')} = %s AND {_name('number')} >= %s",
+                [session_id, first],
+            )
+        )
+
+    def delete_results(self, session_id: int) -> None:
+        """The session's results (places and totals), before they are stored again."""
+        self._statements.append(
+            (
+                f"DELETE FROM {_name(SessionResult._meta.db_table)}"  # noqa: S608
+                f" WHERE {_name('session_id')} = %s",
+                [session_id],
+            )
+        )
+
+    def send(self) -> None:
+        statements, self._statements = self._statements, []
+        if not statements:
+            return
+        with connection.cursor() as cursor, _together():
+            for sql, params in statements:
+                cursor.execute(sql, params)
 
 
-def delete_rounds(session_id: int, first: int) -> None:
-    """The session's rounds numbered ``first`` and later, with their scores (what the ORM's
-    cascade did: nothing else refers to a round)."""
-    delete_scores(session_id, first)
-    _run(
-        f"DELETE FROM {_name(Round._meta.db_table)}"  # noqa: S608
-        f" WHERE {_name('session_id')} = %s AND {_name('number')} >= %s",
-        [session_id, first],
-    )
+def _value(instance: Model, field: Any, *, add: bool) -> Any:
+    return field.get_db_prep_save(field.pre_save(instance, add), connection)
 
 
-def delete_results(session_id: int) -> None:
-    """The session's results (places and totals), before they are stored again."""
-    _run(
-        f"DELETE FROM {_name(SessionResult._meta.db_table)} WHERE {_name('session_id')} = %s",  # noqa: S608
-        [session_id],
+def _insert_sql(instances: Sequence[Model]) -> tuple[str, list[Any]]:
+    """One INSERT of ``instances`` (one model), every field but the automatic key."""
+    meta = instances[0]._meta
+    fields = [f for f in meta.concrete_fields if f is not meta.auto_field]
+    columns = ", ".join(_name(f.column) for f in fields)
+    row = "(" + ", ".join(["%s"] * len(fields)) + ")"
+    return (
+        f"INSERT INTO {_name(meta.db_table)} ({columns}) VALUES "  # noqa: S608
+        + ", ".join([row] * len(instances)),
+        [_value(i, f, add=True) for i in instances for f in fields],
     )
 
 

@@ -336,8 +336,10 @@ def _session_create(
     )
     if rounds and rounds[0].pk is None:  # a database that does not return ids from bulk inserts
         rounds = list(session.rounds.order_by("number"))
-    _store_scores(result, {r.number: r for r in rounds}, _players_by_name(seats), 1)
-    _store_results(session, result, _players_by_name(seats), clear=False)
+    writes = hotsql.Writes()
+    _store_scores(writes, result, {r.number: r for r in rounds}, _players_by_name(seats), 1)
+    _store_results(writes, session, result, _players_by_name(seats), clear=False)
+    writes.send()
     if audit:
         AuditEntry.objects.create(
             session=session,
@@ -358,7 +360,11 @@ def _players_by_name(seats: Iterable[Seat]) -> dict[str, Player]:
 
 
 def _store_scores(
-    result: Result, rounds: Mapping[int, Round], players: Mapping[str, Player], first: int
+    writes: hotsql.Writes,
+    result: Result,
+    rounds: Mapping[int, Round],
+    players: Mapping[str, Player],
+    first: int,
 ) -> None:
     """Insert the RoundScore rows of the scored rounds numbered ``first`` and later."""
     side_of = {p: side for side, members in (result.teams or {}).items() for p in members}
@@ -402,11 +408,16 @@ def _store_scores(
                     total=rr.totals.get(side, 0),
                 )
             )
-    hotsql.insert_many(rows)
+    writes.insert_many(rows)
 
 
 def _store_results(
-    session: Session, result: Result, players: Mapping[str, Player], *, clear: bool
+    writes: hotsql.Writes,
+    session: Session,
+    result: Result,
+    players: Mapping[str, Player],
+    *,
+    clear: bool,
 ) -> None:
     """Replace the session's SessionResult rows: places and totals as the replay has them."""
     side_of = {p: side for side, members in (result.teams or {}).items() for p in members}
@@ -442,8 +453,8 @@ def _store_results(
     rows = [row(side_of.get(name, name), p, side_of.get(name, "")) for name, p in players.items()]
     rows += [row(side, None, side) for side in result.teams or {}]
     if clear:
-        hotsql.delete_results(session.pk)
-    hotsql.insert_many(rows)
+        writes.delete_results(session.pk)
+    writes.insert_many(rows)
 
 
 # --- the one way a session changes ---------------------------------------------------------
@@ -476,22 +487,19 @@ def _write(
     with transaction.atomic():
         # 1. The lock: every write to this session waits here for the one before it.
         # Its statements are written out in scoring/hotsql.py: they run on every tap.
-        locked = hotsql.lock_session(session.pk)
-        if key:
-            # 2. Checked after the lock, so one key cannot be applied twice concurrently.
-            stored = hotsql.stored_answer(locked.pk, key)
-            if stored is not None:
-                _refresh(session, locked)
-                return RecordOutcome(
-                    version=stored["version"], round_number=stored["round_number"], replayed=True
-                )
+        # With it, in the same round trip: the key's stored answer, read after the lock so
+        # that one key cannot be applied twice concurrently, and the log: seats with their
+        # players, rounds marked by whether they have been scored.
+        locked, stored, seats, rounds = hotsql.lock_and_read(session.pk, key)
+        if stored is not None:
+            _refresh(session, locked)
+            return RecordOutcome(
+                version=stored["version"], round_number=stored["round_number"], replayed=True
+            )
         if locked.status == Session.Status.LOCKED:
             raise SessionLocked()
         if version is not None and version != locked.version:
             raise StaleVersion(locked.version)
-        # 3. The log: seats with their players, rounds marked by whether they have been scored.
-        seats = hotsql.seats(locked.pk)
-        rounds = hotsql.rounds(locked.pk)
         data = file_from_rows(locked, seats, rounds)
         todo = change(locked, rounds, list(data["rounds"]))
         data["rounds"] = todo.rounds
@@ -499,7 +507,9 @@ def _write(
             locked.ended = data["ended"] = todo.ended
         result = replay(data, open_round=True)  # a Refusal leaves everything as it was
 
-        # 4. Store what changed: the rounds from ``first`` on, and their projection.
+        # 4. Store what changed: the rounds from ``first`` on, and their projection. What
+        # nothing reads back goes out at the end in one round trip (``hotsql.Writes``).
+        writes = hotsql.Writes()
         first = todo.first
         by_number = {r.number: r for r in rounds}
         changed = [r for r in rounds if r.number >= first]
@@ -511,30 +521,31 @@ def _write(
             existing = by_number.get(number)
             if existing is None:
                 by_number[number] = Round(session=locked, number=number, **fields)
+                writes.send()  # in order: what came before, then the new round and its key
                 hotsql.insert(by_number[number])
             elif any(getattr(existing, k) != v for k, v in fields.items()):
                 for k, v in fields.items():
                     setattr(existing, k, v)
-                hotsql.update(existing, list(fields))
+                writes.update(existing, list(fields))
         if any(r.number > len(todo.rounds) for r in rounds):
-            hotsql.delete_rounds(locked.pk, len(todo.rounds) + 1)  # their scores go with them
-        seats_changed = _sync_seats(locked, seats, data, todo.new_players)
+            writes.delete_rounds(locked.pk, len(todo.rounds) + 1)  # their scores go with them
+        seats_changed = _sync_seats(locked, seats, data, todo.new_players, writes)
         if had_scores:
-            hotsql.delete_scores(locked.pk, first)
+            writes.delete_scores(locked.pk, first)
         players = _players_by_name(seats)
         scored_now = any(rr.number >= first for rr in result.rounds)
         if scored_now:
-            _store_scores(result, by_number, players, first)
+            _store_scores(writes, result, by_number, players, first)
         if had_scores or scored_now or seats_changed or todo.ended is not None:
-            _store_results(locked, result, players, clear=True)
+            _store_results(writes, locked, result, players, clear=True)
 
         # 5. The session's new state, the audit trail and the key's answer.
         finished = result.finished or todo.finish
         locked.status = Session.Status.FINISHED if finished else Session.Status.RUNNING
         locked.version += 1
         locked.updated_at = timezone.now()
-        hotsql.update(locked, ["status", "version", "updated_at", "ended"])
-        hotsql.insert(
+        writes.update(locked, ["status", "version", "updated_at", "ended"])
+        writes.insert(
             AuditEntry(
                 session=locked,
                 club_id=locked.club_id,
@@ -550,7 +561,8 @@ def _write(
             version=locked.version, round_number=todo.round_number, result=result, data=data
         )
         if key:
-            hotsql.insert(IdempotencyKey(session=locked, key=key, response=outcome.as_json()))
+            writes.insert(IdempotencyKey(session=locked, key=key, response=outcome.as_json()))
+        writes.send()
     _refresh(session, locked)
     return outcome
 
@@ -562,12 +574,17 @@ def _refresh(session: Session, fresh: Session) -> None:
 
 
 def _sync_seats(
-    session: Session, seats: list[Seat], data: Mapping[str, Any], new: Mapping[str, Player]
+    session: Session,
+    seats: list[Seat],
+    data: Mapping[str, Any],
+    new: Mapping[str, Player],
+    writes: hotsql.Writes,
 ) -> bool:
     """Make the seats follow the file when players joined or a join was taken back."""
     wanted = all_names(data)
     if [s.player.name for s in seats] == wanted:
         return False
+    writes.send()  # the ORM's statements come after the ones before them
     keep = len(data["players"])
     by_name = {**_players_by_name(seats), **new}
     Seat.objects.filter(session=session, position__gt=keep).delete()

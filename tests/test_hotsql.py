@@ -4,7 +4,7 @@ would: the same rows, the same Python values, on SQLite and on PostgreSQL."""
 import datetime
 
 import pytest
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, OuterRef
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
@@ -20,6 +20,7 @@ from scoring.models import (
     RoundScore,
     Season,
     Session,
+    SessionResult,
 )
 from tests.conftest import record
 
@@ -80,6 +81,51 @@ def test_a_missing_session_is_does_not_exist(db):
         hotsql.lock_session(987654)
 
 
+def test_a_writes_reads_together_are_the_four_reads_one_by_one(session):
+    record(session, "knock", "Anne")
+    record(session, "win", "Bas")
+    record(session, "knock", "Cees")
+    hotsql.insert(IdempotencyKey(session=session, key="tik-9", response={"version": 3}))
+    for key, answer in [("tik-9", {"version": 3}), ("tik-10", None), (None, None)]:
+        with transaction.atomic():
+            locked, stored, seats, rounds = hotsql.lock_and_read(session.pk, key)
+            assert values(locked) == values(hotsql.lock_session(session.pk))
+            assert stored == answer
+            assert [values(s) for s in seats] == [values(s) for s in hotsql.seats(session.pk)]
+            assert [values(s.player) for s in seats] == [
+                values(s.player) for s in hotsql.seats(session.pk)
+            ]
+            assert [(values(r), r.scored) for r in rounds] == [
+                (values(r), r.scored) for r in hotsql.rounds(session.pk)
+            ]
+    with transaction.atomic(), pytest.raises(Session.DoesNotExist):
+        hotsql.lock_and_read(987654, "tik-1")
+
+
+def test_writes_go_in_the_order_they_came_and_an_error_is_djangos(session):
+    record(session, "win", "Anne")
+    writes = hotsql.Writes()
+    writes.delete_results(session.pk)
+    writes.insert_many(
+        [SessionResult(session=session, side="Zuid", place=1, total=0, rounds_played=1)]
+    )
+    writes.send()  # the delete before the insert: only the new row is left
+    assert list(session.results.values_list("side", flat=True)) == ["Zuid"]
+
+    with transaction.atomic():
+        writes.insert(IdempotencyKey(session=session, key="dubbel", response={}))
+        writes.send()
+    label = session.table_label
+    session.table_label = "nooit"
+    writes.update(session, ["table_label"])
+    writes.insert(IdempotencyKey(session=session, key="dubbel", response={}))  # unique per session
+    with pytest.raises(IntegrityError), transaction.atomic():
+        writes.send()
+    assert IdempotencyKey.objects.filter(session=session, key="dubbel").count() == 1
+    # The transaction was rolled back whole, the update too, and the connection goes on.
+    assert Session.objects.get(pk=session.pk).table_label == label
+
+
 def test_insert_sets_the_new_key_and_stores_every_field(session):
     entry = AuditEntry(
         session=session,
@@ -106,7 +152,9 @@ def test_update_writes_only_the_named_fields(session):
     stale.table_label = "not written"
     stale.version = 41
     stale.updated_at = timezone.now()
-    hotsql.update(stale, ["version", "updated_at"])
+    writes = hotsql.Writes()
+    writes.update(stale, ["version", "updated_at"])
+    writes.send()
     fresh = Session.objects.get(pk=session.pk)
     assert fresh.version == 41
     assert fresh.updated_at == stale.updated_at
@@ -115,7 +163,8 @@ def test_update_writes_only_the_named_fields(session):
     round_ = Round(session=session, number=1, events=[{"type": "win", "player": "Anne"}])
     hotsql.insert(round_)
     round_.events = [{"type": "knock", "player": "Bas"}]
-    hotsql.update(round_, ["events"])
+    writes.update(round_, ["events"])
+    writes.send()
     assert Round.objects.get(pk=round_.pk).events == [{"type": "knock", "player": "Bas"}]
 
 
@@ -125,13 +174,16 @@ def test_insert_many_stores_every_row_in_batches(session, monkeypatch):
         for n in range(1, 8)
     ]
     monkeypatch.setattr(hotsql, "MANY_ROWS", 3)  # three statements: 3, 3 and 1 rows
+    writes = hotsql.Writes()
+    writes.insert_many(rows)
     with CaptureQueriesContext(connection) as queries:
-        hotsql.insert_many(rows)
+        writes.send()
     assert len(queries) == 3
     stored = AuditEntry.objects.filter(session=session, action="event").order_by("round_number")
     assert [e.round_number for e in stored] == list(range(1, 8))
+    writes.insert_many([])
     with CaptureQueriesContext(connection) as queries:
-        hotsql.insert_many([])
+        writes.send()
     assert len(queries) == 0
 
 
@@ -178,12 +230,16 @@ def test_deletes_take_the_rounds_and_scores_from_a_number_on_and_nothing_else(se
             set(RoundScore.objects.filter(round__session=s).values_list("round__number", flat=True))
         )
 
-    hotsql.delete_scores(session.pk, 3)
+    writes = hotsql.Writes()
+    writes.delete_scores(session.pk, 3)
+    writes.send()
     assert scored(session) == [1, 2]
-    hotsql.delete_rounds(session.pk, 2)
+    writes.delete_rounds(session.pk, 2)
+    writes.send()
     assert list(session.rounds.values_list("number", flat=True)) == [1]
     assert scored(session) == [1]
-    hotsql.delete_results(session.pk)
+    writes.delete_results(session.pk)
+    writes.send()
     assert not session.results.exists()
     assert scored(other) == [1]
     assert other.results.count() == 4
