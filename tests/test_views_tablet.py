@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -209,6 +211,23 @@ def test_absent_and_joining_players_before_the_first_event(scorer, session):
     view = replay(Session.objects.get(pk=session.pk).to_file(), open_round=True).what_now()
     assert view.participants == ["Anne", "Bas", "Cees", "Eva"]
     assert view.absent == {"Dirk": "drinks"}
+
+
+def test_the_panel_marks_the_toilet_and_a_fold_and_gives_each_form_its_key(scorer, session):
+    url = reverse("session_presence", args=[session.pk])
+    scorer.post(url, {"version": 0, "key": "p1", "absent_2": "toilet"}, **HX)
+    session.refresh_from_db()
+    record(session, "knock", "Anne")  # Cees, on the toilet, is folded at the first knock
+    html = scorer.get(tablet_url(session)).content.decode()
+    cees = html[html.index('name="player" value="Cees"') :]
+    cees = cees[: cees.index("</form>")]
+    assert '<span class="badge">toilet</span>' in cees
+    assert '<span class="badge">weg (1)</span>' in cees
+    assert 'value="knock"' not in cees
+    assert 'value="fold"' not in cees
+    panel = html[html.index('id="round"') :]
+    keys = re.findall(r'name="key" value="([^"]+)"', panel)
+    assert len(keys) == len(set(keys)) >= 6  # a key per form: a tap is never taken for another
 
 
 def test_presence_after_the_first_event_is_refused(scorer, session):

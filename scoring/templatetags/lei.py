@@ -123,3 +123,100 @@ def sheet_rows_tag(lei, edit_url: str = "") -> SafeString:
             parts.append(f"<td{minus}>{value}{marks}</td>")
         parts.append("</tr>\n")
     return mark_safe("".join(parts))  # noqa: S308  (every piece escaped above)
+
+
+@register.simple_tag(name="player_forms", takes_context=True)
+def player_forms_tag(context) -> SafeString:
+    """``{% player_forms %}``: the round panel's form of each player (the name with its badges;
+    toep, mee and weg, or why not), from the context of ``views._live_context``. Built here,
+    like the sheet's rows: every tap is answered with this panel, and these forms were half
+    of its drawing time in the template engine (issue 6). Each form gets a fresh key."""
+    lei, new_key = context["lei"], context["new_key"]
+    url = conditional_escape(context["urls"]["event"])
+    hidden = conditional_escape(context["tap_fields"])
+    text = {
+        word: conditional_escape(gettext(word))
+        for word in ("Toep", "Mee", "Weg", "deelt", "komt uit", "armoede")
+    }
+    badges = (
+        ("dealer", format_html('<span class="badge badge--deler">{}</span>', text["deelt"])),
+        ("leader", format_html('<span class="badge badge--uitkomst">{}</span>', text["komt uit"])),
+        ("armoede", format_html('<span class="badge badge--armoede">{}</span>', text["armoede"])),
+        (
+            "for_death",
+            format_html(
+                '<span class="badge badge--voor-dood">{}</span>', gettext("speelt voor zijn dood")
+            ),
+        ),
+    )
+    folded = conditional_escape(gettext("weg (%(cost)s)"))
+    toilet = format_html('<span class="badge">{}</span>', gettext("toilet"))
+    parts: list[str] = []
+    for p in lei.players:
+        name = conditional_escape(p.name)
+        label = {k: conditional_escape(v) for k, v in p.labels.items()}
+        marks = [html for attr, html in badges if getattr(p, attr)]
+        if p.folded:
+            marks.append(
+                f'<span class="badge">{folded % {"cost": conditional_escape(p.fold_cost)}}</span>'
+            )
+        if p.absent == "toilet":
+            marks.append(toilet)
+        actions = []
+        if p.knock is None:
+            actions.append(
+                '<button class="btn btn--big btn--primary" name="type" value="knock"'
+                f' aria-label="{label["knock"]}">{text["Toep"]}</button>'
+            )
+        elif not p.folded:
+            actions.append(_disabled(label["knock_no"], text["Toep"], p.knock))
+        if p.answering:
+            if p.stay is None:
+                actions.append(
+                    '<button class="btn btn--big" name="type" value="stay"'
+                    f' aria-label="{label["stay"]}">{text["Mee"]}</button>'
+                )
+            if p.fold is None:
+                actions.append(
+                    '<button class="btn btn--big btn--danger" name="type" value="fold"'
+                    f' aria-label="{label["fold"]}">{text["Weg"]}</button>'
+                )
+            else:
+                actions.append(f'<span class="btn__reason">{conditional_escape(p.fold)}</span>')
+        parts.append(
+            f'<form class="round-panel__player" method="post" action="{url}" hx-post="{url}">'
+            f'{hidden}<input type="hidden" name="key" value="{conditional_escape(new_key())}">'
+            f'<input type="hidden" name="player" value="{name}">\n'
+            f'<div class="round-panel__player-name">{name} {" ".join(marks)}</div>\n'
+            f'<div class="round-panel__actions">{"".join(actions)}</div>\n</form>\n'
+        )
+    return mark_safe("".join(parts))  # noqa: S308  (every piece escaped above)
+
+
+@register.simple_tag(name="win_buttons", takes_context=True)
+def win_buttons_tag(context) -> SafeString:
+    """``{% win_buttons %}``: a button per player still in the round for the last trick, or
+    why not (built here for the same reason as ``player_forms``)."""
+    parts = []
+    for p in context["lei"].players:
+        if p.folded:
+            continue
+        name = conditional_escape(p.name)
+        if p.win is None:
+            label = conditional_escape(p.labels["win"])
+            parts.append(
+                f'<button class="btn btn--big" name="player" value="{name}"'
+                f' aria-label="{label}">{name}</button>'
+            )
+        else:
+            parts.append(_disabled(conditional_escape(p.labels["win_no"]), name, p.win))
+    return mark_safe("\n".join(parts))  # noqa: S308  (every piece escaped above)
+
+
+def _disabled(label: str, text: str, why: str) -> str:
+    """A button that cannot be pressed now, with why (``label`` and ``text`` escaped)."""
+    return (
+        f'<details class="btn-with-reason"><summary class="btn btn--big" aria-disabled="true"'
+        f' aria-label="{label}">{text}</summary>'
+        f'<span class="btn__reason">{conditional_escape(why)}</span></details>'
+    )
