@@ -13,6 +13,10 @@ transaction, the test database and the query log are Django's as before. Rows co
 model instances whose values went through the fields' own converters, exactly as the ORM gives
 them: nothing is deferred.
 
+On PostgreSQL a write's reads go in one round trip (``lock_and_read``) and what it stores in
+another (``Writes``), with psycopg's pipeline mode: a round trip is a wait on PostgreSQL and
+back, and under load every wait is a turn in the queue for the cores (BENCHMARKS.md).
+
 The rarer statements of a write (the seats of a player who joins or leaves again) stay in the
 ORM.
 """
