@@ -102,6 +102,13 @@ def manage(env: dict[str, str], *args: str) -> str:
     return done.stdout
 
 
+def stored_session(env: dict[str, str], session_id: str) -> dict:
+    """What the database holds of the session: its events, projection problems, version and
+    number of writes (``CHECK``), read by a process of its own."""
+    output = manage(env, "shell", "-c", CHECK.format(pk=session_id))
+    return json.loads(output.splitlines()[-1])
+
+
 class Server:
     """gunicorn in its own process group, so that SIGKILL takes the master and its workers."""
 
@@ -211,8 +218,7 @@ def test_a_killed_server_loses_nothing(database_env):
     finally:
         server.stop()
 
-    output = manage(database_env, "shell", "-c", CHECK.format(pk=session_id))
-    stored = json.loads(output.splitlines()[-1])
+    stored = stored_session(database_env, session_id)
     assert stored["events"] == tablet.accepted
     assert len(tablet.accepted) == 7
     assert stored["writes"] == 7  # seven taps, one write each: the resent ones were not doubled
@@ -253,8 +259,7 @@ def test_taps_right_after_postgresql_ended_the_apps_connections_are_answered(dat
     finally:
         server.stop()
 
-    output = manage(database_env, "shell", "-c", CHECK.format(pk=session_id))
-    stored = json.loads(output.splitlines()[-1])
+    stored = stored_session(database_env, session_id)
     assert stored["events"] == tablet.accepted
     assert len(tablet.accepted) == 5
     assert stored["problems"] == []
