@@ -485,11 +485,11 @@ def _write(
 ) -> RecordOutcome:
     actor = _actor(actor)
     with transaction.atomic():
-        # 1. The lock: every write to this session waits here for the one before it.
-        # Its statements are written out in scoring/hotsql.py: they run on every tap.
-        # With it, in the same round trip: the key's stored answer, read after the lock so
-        # that one key cannot be applied twice concurrently, and the log: seats with their
-        # players, rounds marked by whether they have been scored.
+        # 1. The lock: every write to this session waits here for the one before it. With it,
+        # in the same round trip: the key's stored answer, read after the lock so that one key
+        # cannot be applied twice concurrently, and the log: seats with their players, rounds
+        # marked by whether they have been scored. Written out in scoring/hotsql.py: every tap
+        # runs them.
         locked, stored, seats, rounds = hotsql.lock_and_read(session.pk, key)
         if stored is not None:
             _refresh(session, locked)
@@ -507,7 +507,7 @@ def _write(
             locked.ended = data["ended"] = todo.ended
         result = replay(data, open_round=True)  # a Refusal leaves everything as it was
 
-        # 4. Store what changed: the rounds from ``first`` on, and their projection. What
+        # 2. Store what changed: the rounds from ``first`` on, and their projection. What
         # nothing reads back goes out at the end in one round trip (``hotsql.Writes``).
         writes = hotsql.Writes()
         first = todo.first
@@ -539,7 +539,7 @@ def _write(
         if had_scores or scored_now or seats_changed or todo.ended is not None:
             _store_results(writes, locked, result, players, clear=True)
 
-        # 5. The session's new state, the audit trail and the key's answer.
+        # 3. The session's new state, the audit trail and the key's answer.
         finished = result.finished or todo.finish
         locked.status = Session.Status.FINISHED if finished else Session.Status.RUNNING
         locked.version += 1
