@@ -145,12 +145,8 @@ def _lock_sql() -> str:
     )
 
 
-def lock_session(pk: int) -> Session:
-    """The session ``pk``, its row locked until the transaction ends (Session.DoesNotExist)."""
-    return _locked(_run(_lock_sql() + _for_update(), [pk]), pk)
-
-
 def _locked(rows: list[tuple[Any, ...]], pk: int) -> Session:
+    """The session ``pk``, locked until the transaction ends (Session.DoesNotExist)."""
     if not rows:
         raise Session.DoesNotExist(pk)
     return _instance(Session, rows[0])
@@ -165,12 +161,8 @@ def _key_sql() -> str:
     )
 
 
-def stored_answer(session_id: int, key: str) -> dict[str, Any] | None:
-    """What the write with ``key`` answered, if it was applied (the key is unique per session)."""
-    return _answer(_run(_key_sql(), [session_id, key]))
-
-
 def _answer(rows: list[tuple[Any, ...]]) -> dict[str, Any] | None:
+    """What the write with a key answered, if it was applied (the key is unique per session)."""
     if not rows:
         return None
     field = IdempotencyKey._meta.get_field("response")
@@ -187,12 +179,8 @@ def _seats_sql() -> str:
     )
 
 
-def seats(session_id: int) -> list[Seat]:
-    """The session's seats in order, each with its player."""
-    return _seats(_run(_seats_sql(), [session_id]))
-
-
 def _seats(rows: list[tuple[Any, ...]]) -> list[Seat]:
+    """The session's seats in order, each with its player."""
     width = len(_fields(Seat))
     out = []
     for row in rows:
@@ -213,12 +201,8 @@ def _rounds_sql() -> str:
     )
 
 
-def rounds(session_id: int) -> list[Round]:
-    """The session's rounds in order, each with ``scored``: whether its scores are stored."""
-    return _rounds(_run(_rounds_sql(), [session_id]))
-
-
 def _rounds(rows: list[tuple[Any, ...]]) -> list[Round]:
+    """The session's rounds in order, each with ``scored``: whether its scores are stored."""
     out = []
     for row in rows:
         round_ = _instance(Round, row[:-1])
@@ -230,8 +214,9 @@ def _rounds(rows: list[tuple[Any, ...]]) -> list[Round]:
 def lock_and_read(
     pk: int, key: str | None
 ) -> tuple[Session, dict[str, Any] | None, list[Seat], list[Round]]:
-    """What a write reads: the session ``pk`` locked (``lock_session``), the stored answer of
-    ``key`` (``stored_answer``; None without a key), its seats and its rounds.
+    """What a write reads: the session ``pk``, its row locked until the transaction ends
+    (Session.DoesNotExist), what the write with ``key`` answered if it was applied (None
+    without a key), and its seats and rounds as ``seats_and_rounds`` gives them.
 
     On PostgreSQL the four statements go in one round trip (psycopg's pipeline mode). The server
     runs each when the one before it is done, so the three after the lock read the session as
@@ -240,14 +225,28 @@ def lock_and_read(
     if key:
         statements.append((_key_sql(), [pk, key]))
     statements += [(_seats_sql(), [pk]), (_rounds_sql(), [pk])]
+    results = _read_together(statements)
+    locked = _locked(results[0], pk)
+    return locked, _answer(results[1]) if key else None, _seats(results[-2]), _rounds(results[-1])
+
+
+def seats_and_rounds(session_id: int) -> tuple[list[Seat], list[Round]]:
+    """``seats`` and ``rounds`` of the session, in one round trip on PostgreSQL: the log a
+    page or a viewer's sheet is drawn from."""
+    seat_rows, round_rows = _read_together(
+        [(_seats_sql(), [session_id]), (_rounds_sql(), [session_id])]
+    )
+    return _seats(seat_rows), _rounds(round_rows)
+
+
+def _read_together(statements: list[tuple[str, list[Any]]]) -> list[list[tuple[Any, ...]]]:
+    """The rows of each statement, all sent ``_together``."""
     with contextlib.ExitStack() as stack:
         cursors = [stack.enter_context(connection.cursor()) for _ in statements]
         with _together():
             for cursor, (sql, params) in zip(cursors, statements, strict=True):
                 cursor.execute(sql, params)
-            results = [cursor.fetchall() for cursor in cursors]
-    locked = _locked(results[0], pk)
-    return locked, _answer(results[1]) if key else None, _seats(results[-2]), _rounds(results[-1])
+            return [cursor.fetchall() for cursor in cursors]
 
 
 @contextlib.contextmanager

@@ -260,8 +260,9 @@ def euros(cents: int) -> str:
 
 
 def _load_lei(session: Session) -> Lei:
-    """Read the session's log (two queries: seats with players, rounds) and replay it."""
-    data = file_from_rows(session, hotsql.seats(session.pk), hotsql.rounds(session.pk))
+    """Read the session's log (two queries in one round trip: seats with players, rounds) and
+    replay it."""
+    data = file_from_rows(session, *hotsql.seats_and_rounds(session.pk))
     return _build_lei(session, data)
 
 
