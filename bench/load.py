@@ -372,6 +372,7 @@ def main() -> int:
             pids = [p for s in servers for p in s.pids]
             log("endpoints: measuring each request type")
             results["endpoints"] = run_loadgen(spec, "endpoints", pids)
+            results["endpoints"]["player_sessions"] = player_sessions  # as it was measured
             save(results)
             tables = make_tables(1, log)
             results["sizes"] = run_loadgen({**spec, "bench_tablets": tables}, "sizes", pids)
@@ -415,6 +416,7 @@ def main() -> int:
     ]
     if "endpoints" in results:
         table, _ratios = endpoint_table(results["endpoints"], args.concurrency)
+        player_sessions = results["endpoints"].get("player_sessions", player_sessions)
         sections += [
             "",
             "### Each request type against the floor",
