@@ -496,21 +496,24 @@ def _tablet_url(session: Session) -> str:
 
 def _live_context(request: HttpRequest, scorer: access.ScorerAccess, lei: Lei) -> dict[str, Any]:
     pk = scorer.session.pk
+    # What every form of a tap carries: the CSRF token, the version the tablet shows and the
+    # sheet it shows, made once here, and a fresh key of its own each time ``hidden`` is drawn
+    # (the template calls it per form, as does ``{% player_forms %}``).
+    tap_fields = format_html(
+        '<input type="hidden" name="csrfmiddlewaretoken" value="{}">'
+        '<input type="hidden" name="version" value="{}">'
+        '<input type="hidden" name="sheet" value="{}">',
+        get_token(request),
+        scorer.session.version,
+        lei.sheet_key,
+    )
     return {
-        # What every form of a tap carries besides its own key (``hidden`` in tablet.html):
-        # the CSRF token, the version the tablet shows and the sheet it shows; once here.
-        "tap_fields": format_html(
-            '<input type="hidden" name="csrfmiddlewaretoken" value="{}">'
-            '<input type="hidden" name="version" value="{}">'
-            '<input type="hidden" name="sheet" value="{}">',
-            get_token(request),
-            scorer.session.version,
-            lei.sheet_key,
+        "hidden": lambda: format_html(
+            '{}<input type="hidden" name="key" value="{}">', tap_fields, new_key()
         ),
         "lei": lei,
         "session": scorer.session,
         "scorer": scorer,
-        "new_key": new_key,
         "can_score": not lei.locked,
         # Each once here: the panel names them in a dozen forms.
         "urls": {

@@ -130,25 +130,25 @@ def player_forms_tag(context) -> SafeString:
     """``{% player_forms %}``: the round panel's form of each player (the name with its badges;
     toep, mee and weg, or why not), from the context of ``views._live_context``. Built here,
     like the sheet's rows: every tap is answered with this panel, and these forms were half
-    of its drawing time in the template engine (issue 6). Each form gets a fresh key."""
-    lei, new_key = context["lei"], context["new_key"]
+    of its drawing time in the template engine (issue 6). Each form gets a fresh key
+    (``hidden``)."""
+    lei, hidden = context["lei"], context["hidden"]
     url = conditional_escape(context["urls"]["event"])
-    hidden = conditional_escape(context["tap_fields"])
+    # Each text a literal gettext, so that makemessages finds it.
     text = {
-        word: conditional_escape(gettext(word))
-        for word in ("Toep", "Mee", "Weg", "deelt", "komt uit", "armoede")
+        "knock": conditional_escape(gettext("Toep")),
+        "stay": conditional_escape(gettext("Mee")),
+        "fold": conditional_escape(gettext("Weg")),
     }
-    badges = (
-        ("dealer", format_html('<span class="badge badge--deler">{}</span>', text["deelt"])),
-        ("leader", format_html('<span class="badge badge--uitkomst">{}</span>', text["komt uit"])),
-        ("armoede", format_html('<span class="badge badge--armoede">{}</span>', text["armoede"])),
-        (
-            "for_death",
-            format_html(
-                '<span class="badge badge--voor-dood">{}</span>', gettext("speelt voor zijn dood")
-            ),
-        ),
-    )
+    badges = [
+        (attr, format_html('<span class="badge badge--{}">{}</span>', kind, word))
+        for attr, kind, word in (
+            ("dealer", "deler", gettext("deelt")),
+            ("leader", "uitkomst", gettext("komt uit")),
+            ("armoede", "armoede", gettext("armoede")),
+            ("for_death", "voor-dood", gettext("speelt voor zijn dood")),
+        )
+    ]
     folded = conditional_escape(gettext("weg (%(cost)s)"))
     toilet = format_html('<span class="badge">{}</span>', gettext("toilet"))
     parts: list[str] = []
@@ -166,26 +166,26 @@ def player_forms_tag(context) -> SafeString:
         if p.knock is None:
             actions.append(
                 '<button class="btn btn--big btn--primary" name="type" value="knock"'
-                f' aria-label="{label["knock"]}">{text["Toep"]}</button>'
+                f' aria-label="{label["knock"]}">{text["knock"]}</button>'
             )
         elif not p.folded:
-            actions.append(_disabled(label["knock_no"], text["Toep"], p.knock))
+            actions.append(_disabled(label["knock_no"], text["knock"], p.knock))
         if p.answering:
             if p.stay is None:
                 actions.append(
                     '<button class="btn btn--big" name="type" value="stay"'
-                    f' aria-label="{label["stay"]}">{text["Mee"]}</button>'
+                    f' aria-label="{label["stay"]}">{text["stay"]}</button>'
                 )
             if p.fold is None:
                 actions.append(
                     '<button class="btn btn--big btn--danger" name="type" value="fold"'
-                    f' aria-label="{label["fold"]}">{text["Weg"]}</button>'
+                    f' aria-label="{label["fold"]}">{text["fold"]}</button>'
                 )
             else:
                 actions.append(f'<span class="btn__reason">{conditional_escape(p.fold)}</span>')
         parts.append(
             f'<form class="round-panel__player" method="post" action="{url}" hx-post="{url}">'
-            f'{hidden}<input type="hidden" name="key" value="{conditional_escape(new_key())}">'
+            f"{hidden()}"
             f'<input type="hidden" name="player" value="{name}">\n'
             f'<div class="round-panel__player-name">{name} {" ".join(marks)}</div>\n'
             f'<div class="round-panel__actions">{"".join(actions)}</div>\n</form>\n'
