@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from .errors import Refusal
 from .game import Game, RoundPlay
 from .rules import resolve_rules
 
@@ -28,29 +29,52 @@ def random_session(
     knock_chance: float = 0.6,
     extras: bool = True,
     open_last: bool = False,
+    teams: dict[str, list[str]] | None = None,
+    start: dict[str, int] | None = None,
+    dealer: str | None = None,
+    presence: float = 0.0,
+    penalties: float = 0.0,
 ) -> dict[str, Any]:
-    """A ``toepen/1`` session of up to ``rounds`` rounds (fewer if it finishes)."""
+    """A ``toepen/1`` session of up to ``rounds`` rounds (fewer if it finishes).
+
+    ``presence`` is the chance that a round has somebody away (on the toilet or getting
+    drinks) and, a quarter as often, somebody new joining; ``penalties`` the chance that an
+    event is a penalty point or, a tenth as often, a disqualification."""
     overrides = dict(rules or {})
-    resolved = resolve_rules(preset, overrides)
-    game = Game(list(players), resolved, start={}, teams=None, dealer=None)
+    resolved = resolve_rules(preset, overrides, teams=teams is not None)
+    game = Game(list(players), resolved, start=dict(start or {}), teams=teams, dealer=dealer)
     played: list[dict[str, Any]] = []
     for number in range(1, rounds + 1):
         if game.finished:
             break
-        play = game.new_round({}, [])
+        absent, join = _presence(rng, game, presence) if presence else ({}, [])
+        try:
+            play = game.new_round(absent, join)
+        except Refusal:  # e.g. too few left at the table: everybody plays
+            absent, join = {}, []
+            play = game.new_round(absent, join)
         events: list[dict[str, Any]] = []
         last = open_last and number == rounds
         stop_after = rng.randint(0, 6) if last else None
         while not play.over:
             if stop_after is not None and len(events) >= stop_after:
                 break
-            event = _next_event(rng, play, knock_chance, extras)
+            event = None
+            if penalties and rng.random() < penalties:
+                event = _penalty(rng, play)
+            if event is None:
+                event = _next_event(rng, play, knock_chance, extras)
             play.apply(event)
             events.append(event)
-        played.append({"events": events})
+        round_data: dict[str, Any] = {"events": events}
+        if absent:
+            round_data["absent"] = absent
+        if join:
+            round_data["join"] = join
+        played.append(round_data)
         if play.over:
             game.finish_round(play)
-    return {
+    data = {
         "format": "toepen/1",
         "game": "strafpunten",
         "preset": preset,
@@ -58,6 +82,36 @@ def random_session(
         "players": list(players),
         "rounds": played,
     }
+    if teams:
+        data["teams"] = teams
+    if start:
+        data["start"] = dict(start)
+    if dealer:
+        data["dealer"] = dealer
+    return data
+
+
+def _presence(rng: random.Random, game: Game, chance: float) -> tuple[dict[str, str], list[str]]:
+    absent: dict[str, str] = {}
+    join: list[str] = []
+    if rng.random() < chance:
+        playing = [p for p in game.seats if not game.is_out(p)]
+        absent[rng.choice(playing)] = rng.choice(["toilet", "drinks"])
+    if game.side_of is None and len(game.seats) < 8 and rng.random() < chance / 4:
+        join.append(f"Nieuw{len(game.seats) + 1}")
+    return absent, join
+
+
+def _penalty(rng: random.Random, play: RoundPlay) -> dict[str, Any] | None:
+    if play.active and rng.random() < 0.1:
+        player = rng.choice(play.active)
+        if play.check_disqualify(player) is None:
+            return {"type": "disqualify", "player": player}
+        return None
+    player = rng.choice(play.participants)
+    if play.check_penalty(player) is not None:
+        return None
+    return {"type": "penalty", "player": player, "points": 1, "reason": "kaart getoond"}
 
 
 def _next_event(
