@@ -19,7 +19,7 @@ from django.db.models import QuerySet, Value
 from django.db.models.functions import Lower
 from django.utils import timezone
 
-from scoring import hotsql
+from scoring import hotsql, replays
 from scoring.engine import Refusal, Result, replay
 from scoring.models import (
     AuditEntry,
@@ -505,7 +505,9 @@ def _write(
         data["rounds"] = todo.rounds
         if todo.ended is not None:
             locked.ended = data["ended"] = todo.ended
-        result = replay(data, open_round=True)  # a Refusal leaves everything as it was
+        # A Refusal leaves everything as it was. Only the rounds after this process's last
+        # replay of the session are played (scoring/replays.py).
+        result = replays.replay_session(locked.pk, data)
 
         # 2. Store what changed: the rounds from ``first`` on, and their projection. What
         # nothing reads back goes out at the end in one round trip (``hotsql.Writes``).

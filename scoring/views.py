@@ -38,9 +38,9 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import get_language, gettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from scoring import access, hotsql, services
+from scoring import access, hotsql, replays, services
 from scoring.compression import no_compression
-from scoring.engine import Refusal, replay
+from scoring.engine import Refusal
 from scoring.forms import (
     RANK_LABELS,
     EventForm,
@@ -269,7 +269,7 @@ def _load_lei(session: Session) -> Lei:
 def _build_lei(session: Session, data: dict[str, Any], result: Any = None) -> Lei:
     """The lei of ``data``; ``result`` is its replay when the caller has it already."""
     if result is None:
-        result = replay(data, open_round=True)
+        result = replays.replay_session(session.pk, data)
     view = result.what_now()
     if result.game == "pot":
         return _build_pot(session, data, result, view)
