@@ -153,7 +153,7 @@ def main() -> None:
             "Memory a process keeps per session (`tracemalloc`, the checkpoint and what only it",
             "holds): "
             + "; ".join(f"{kib:.0f} KiB after {n} rounds" for n, kib in memory.items())
-            + f". At most {replays.KEEP} sessions are kept per process.",
+            + f". At most {replays.KEEP:,} sessions are kept per process.",
             "",
             "Reproduce: `make bench-engine` (writes this section).",
         ]
