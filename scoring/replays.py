@@ -22,7 +22,8 @@ from typing import Any
 
 from scoring.engine import Checkpoint, Result, replay
 
-# A Friday night is a few hundred tables; each checkpoint is a few kilobytes.
+# A Friday night is a few hundred tables. A checkpoint of a session of 8 rounds holds about
+# 20 KiB (BENCHMARKS.md, the engine): some 20 to 40 MB a process at most, in practice.
 KEEP = 1000
 
 _lock = threading.Lock()
