@@ -230,6 +230,23 @@ def test_the_panel_marks_the_toilet_and_a_fold_and_gives_each_form_its_key(score
     assert len(keys) == len(set(keys)) >= 6  # a key per form: a tap is never taken for another
 
 
+def test_the_more_forms_speak_the_tablets_language_and_each_has_its_key(scorer, session):
+    url = reverse("session_presence", args=[session.pk])
+    scorer.post(url, {"version": 0, "key": "p1", "absent_1": "drinks"}, **HX)
+    html = scorer.get(tablet_url(session), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    more = html[html.index('id="more"') :]
+    more = more[: more.index("</details>")]
+    # Standaard rules, before the round's first event: no "boer geslagen" (a house rule).
+    types = re.findall(r'name="type" value="([a-z_]+)"', more)
+    assert types == ["blind_knock", "laundry", "four_of_a_kind", "penalty"]
+    assert "<h3>Penalty point</h3>" in more
+    assert 'aria-label="Blind knock: Anne"' in more
+    assert '<option value="drinks" selected>' in more  # Bas is getting drinks this round
+    assert more.count('<option value="Cees">Cees</option>') == 4  # laundry twice, four, penalty
+    keys = re.findall(r'name="key" value="([^"]+)"', more)
+    assert len(keys) == len(set(keys)) == 6  # the four event forms, presence and finish
+
+
 def test_presence_after_the_first_event_is_refused(scorer, session):
     post_event(scorer, session, "knock", "Bas")
     session.refresh_from_db()
