@@ -123,8 +123,10 @@ def scorer_session(pk: int, user_id: int | None) -> Session | None:
     """The session ``pk`` with its club, and ``is_member`` and ``is_admin``: whether the user
     ``user_id`` (None: nobody logged in) is a member, an admin, of its club."""
     row = _one(_scorer_sql(), [user_id, user_id, ClubMembership.Role.ADMIN, pk])
-    if row is None:
-        return None
+    return None if row is None else _scorer_row(row)
+
+
+def _scorer_row(row: tuple[Any, ...]) -> Session:
     width = len(_fields(Session))
     session = _instance(Session, row[:width])
     session.club = _instance(Club, row[width:-2])
@@ -132,9 +134,20 @@ def scorer_session(pk: int, user_id: int | None) -> Session | None:
     return session
 
 
-def session_with_club(pk: int) -> Session | None:
-    """The session ``pk`` with its club (for a viewer: nobody's membership asked)."""
-    return scorer_session(pk, None)
+def session_and_log(pk: int) -> tuple[Session, list[Seat], list[Round]] | None:
+    """A viewer's first draw of a version: the session ``pk`` with its club (nobody's
+    membership asked), and its seats and rounds as ``seats_and_rounds`` gives them, in one
+    round trip on PostgreSQL. None: no such session."""
+    session_rows, seat_rows, round_rows = _read_together(
+        [
+            (_scorer_sql(), [None, None, ClubMembership.Role.ADMIN, pk]),
+            (_seats_sql(), [pk]),
+            (_rounds_sql(), [pk]),
+        ]
+    )
+    if not session_rows:
+        return None
+    return _scorer_row(session_rows[0]), _seats(seat_rows), _rounds(round_rows)
 
 
 @cache

@@ -936,11 +936,13 @@ def viewer(request: HttpRequest, signed: str) -> HttpResponse:
     elif kept is not None:
         response = HttpResponse(kept)  # another viewer of this table rendered this version
     else:
-        session = hotsql.session_with_club(pk)
-        if session is None:
+        read = hotsql.session_and_log(pk)
+        if read is None:
             raise Http404("no such session")
+        session, seats, rounds = read
         base = f"lei-{pk}-{session.version}-{variant}"  # it may have moved on: what is drawn
-        response = _viewer_render(request, session, tv, base, variant, keep=keep)
+        lei = _build_lei(session, file_from_rows(session, seats, rounds))
+        response = _viewer_render(request, session, lei, tv, base, variant, keep=keep)
         etag = f'"{base}-{mode}"'
     response["ETag"] = etag
     response["Cache-Control"] = "no-cache"
@@ -949,10 +951,16 @@ def viewer(request: HttpRequest, signed: str) -> HttpResponse:
 
 
 def _viewer_render(
-    request: HttpRequest, session: Session, tv: bool, base: str, variant: str, *, keep: bool
+    request: HttpRequest,
+    session: Session,
+    lei: Lei,
+    tv: bool,
+    base: str,
+    variant: str,
+    *,
+    keep: bool,
 ) -> HttpResponse:
     """Render the viewer's page or fragment; the fragment is kept for the other viewers."""
-    lei = _load_lei(session)
     # The poll sends If-None-Match itself (static/js/lei.js) with the fragment's ETag.
     context = {"lei": lei, "session": session, "tv": tv, "live_etag": f'"{base}-live"'}
     if not request.htmx:

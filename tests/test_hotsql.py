@@ -75,6 +75,23 @@ def test_seats_and_rounds_are_the_orms_rows_with_their_players_and_scored(sessio
     ]
 
 
+def test_a_viewers_first_draw_reads_the_session_its_club_and_its_log_together(session):
+    record(session, "knock", "Anne")
+    record(session, "win", "Bas")
+    with CaptureQueriesContext(connection) as queries:
+        read, seats, rounds = hotsql.session_and_log(session.pk)
+    assert len(queries) == 3  # one round trip on PostgreSQL
+    alone = hotsql.scorer_session(session.pk, None)
+    assert values(read) == values(alone)
+    assert values(read.club) == values(alone.club)
+    assert (read.is_member, read.is_admin) == (False, False)
+    log = hotsql.seats_and_rounds(session.pk)
+    assert [values(s) for s in seats] == [values(s) for s in log[0]]
+    assert [values(s.player) for s in seats] == [values(s.player) for s in log[0]]
+    assert [(values(r), r.scored) for r in rounds] == [(values(r), r.scored) for r in log[1]]
+    assert hotsql.session_and_log(987654) is None
+
+
 def test_a_missing_session_is_does_not_exist(db):
     with pytest.raises(Session.DoesNotExist):
         hotsql.lock_and_read(987654, None)
