@@ -137,6 +137,7 @@ class PanelPlayer:
     win: str | None
     fold: str | None
     stay: str | None
+    jack_beaten: str | None
     answering: bool
     folded: bool
     fold_cost: int | None
@@ -330,6 +331,7 @@ def _build_lei(session: Session, data: dict[str, Any], result: Any = None) -> Le
             win=_why(view.may_win.get(name)),
             fold=_why(view.may_fold.get(name)),
             stay=_why(view.may_stay.get(name)),
+            jack_beaten=_why(view.may_jack_beaten.get(name)),
             answering=name in view.must_answer,
             folded=name in view.folded,
             fold_cost=view.folded.get(name),

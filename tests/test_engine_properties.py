@@ -28,6 +28,7 @@ rule_sets = st.fixed_dictionaries(
         "jack_win_double": st.booleans(),
         "end": st.sampled_from(["last_survivor", "first_out"]),
         "next_dealer": st.sampled_from(["winner", "clockwise"]),
+        "jack_beaten_by_queen": st.sampled_from([0, 1, 2]),
     },
 )
 
@@ -129,6 +130,7 @@ def test_every_button_the_view_enables_is_an_event_the_engine_accepts(data):
         "stay": view.may_stay,
         "win": view.may_win,
         "blind_knock": view.may_blind_knock,
+        "jack_beaten": view.may_jack_beaten,
     }
     for kind, allowed in actions.items():
         for player, refusal in allowed.items():

@@ -290,6 +290,15 @@ def test_jack_beaten_by_queen_adds_its_points_on_top():
     assert result.rounds[0].penalties == {"B": 2}
 
 
+def test_jack_beaten_by_queen_is_refused_for_a_player_who_folded():
+    # RULES.md §6: the jack was in the last trick, and a folded player plays no last trick.
+    error = refusal(
+        [ev("knock", "A"), ev("fold", "B"), ev("jack_beaten", "B"), ev("win", "C")],
+        jack_beaten_by_queen=2,
+    )
+    refused_at(error, "jack_beaten_folded", 1, 3)
+
+
 def test_jack_beaten_by_queen_off_by_default():
     error = refusal([ev("jack_beaten", "B"), ev("win", "C")])
     refused_at(error, "jack_beaten_off", 1, 1)

@@ -35,6 +35,9 @@ MESSAGES: dict[str, str] = {
     "round_after_finish": gettext_noop("the session has already finished"),
     "no_winner": gettext_noop("the round has no winner"),
     "round_over": gettext_noop("the round is already over"),
+    "jack_beaten_folded": gettext_noop(
+        "%(player)s has folded: their jack was not in the last trick"
+    ),
     "too_few_players": gettext_noop("a round needs at least 2 players, %(count)s are in it"),
     "too_many_players": gettext_noop("at most 8 players can play, there would be %(count)s"),
     "bad_absent": gettext_noop("%(player)s cannot be absent: %(detail)s"),

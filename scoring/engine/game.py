@@ -528,6 +528,8 @@ class RoundPlay:
             return refusal
         if self.ended_by in ("all_fold", "four_of_a_kind"):
             return Refusal("round_over")
+        if player in self.folds:  # RULES.md §6: a jack in the last trick; theirs was not in it
+            return Refusal("jack_beaten_folded", player=player)
         return None
 
     def check_penalty(self, player: str) -> Refusal | None:
@@ -789,6 +791,7 @@ class TableView:
     may_win: dict[str, Refusal | None]
     may_four_of_a_kind: dict[str, Refusal | None]
     may_laundry: dict[str, Refusal | None]
+    may_jack_beaten: dict[str, Refusal | None]
     armoede: list[str]
     playing_for_death: list[str]
     blind_knock_possible: bool
@@ -835,6 +838,7 @@ class Table:
                 may_win={},
                 may_four_of_a_kind={},
                 may_laundry={},
+                may_jack_beaten={},
                 armoede=[],
                 playing_for_death=[],
                 blind_knock_possible=False,
@@ -870,6 +874,7 @@ class Table:
             may_win={p: play.check_win(p) for p in everyone},
             may_four_of_a_kind=may_four,
             may_laundry=may_laundry,
+            may_jack_beaten={p: play.check_jack_beaten(p) for p in everyone},
             armoede=list(play.armoede),
             playing_for_death=[
                 p

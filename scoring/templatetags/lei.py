@@ -343,7 +343,7 @@ def more_forms_tag(context) -> SafeString:
         )
     )
     if view.jack_beaten_possible:
-        beaten = player_buttons([p for p in lei.players if not p.folded], "jack_beaten")
+        beaten = player_buttons([p for p in lei.players if p.jack_beaten is None], "jack_beaten")
         parts.append(
             form(
                 "jack_beaten",
