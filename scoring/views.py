@@ -260,11 +260,11 @@ def euros(cents: int) -> str:
     return "€\u00a0" + number_format(Decimal(cents) / 100, 2, force_grouping=True)
 
 
-def _load_lei(session: Session) -> Lei:
-    """Read the session's log (two queries in one round trip: seats with players, rounds) and
-    replay it."""
-    data = file_from_rows(session, *hotsql.seats_and_rounds(session.pk))
-    return _build_lei(session, data)
+def _load_lei(session: Session, log: tuple[list[Any], list[Any]] | None = None) -> Lei:
+    """Replay the session's log: its seats with players and its rounds, read here (two queries
+    in one round trip) unless the caller read them with the session (``log``)."""
+    seats, rounds = log if log is not None else hotsql.seats_and_rounds(session.pk)
+    return _build_lei(session, file_from_rows(session, seats, rounds))
 
 
 def _build_lei(session: Session, data: dict[str, Any], result: Any = None) -> Lei:
@@ -941,9 +941,9 @@ def viewer(request: HttpRequest, signed: str) -> HttpResponse:
         read = hotsql.session_and_log(pk)
         if read is None:
             raise Http404("no such session")
-        session, seats, rounds = read
+        session, *log = read
         base = f"lei-{pk}-{session.version}-{variant}"  # it may have moved on: what is drawn
-        lei = _build_lei(session, file_from_rows(session, seats, rounds))
+        lei = _load_lei(session, log)
         response = _viewer_render(request, session, lei, tv, base, variant, keep=keep)
         etag = f'"{base}-{mode}"'
     response["ETag"] = etag

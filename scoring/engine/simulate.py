@@ -83,7 +83,7 @@ def random_session(
         "rounds": played,
     }
     if teams:
-        data["teams"] = teams
+        data["teams"] = {side: list(members) for side, members in teams.items()}
     if start:
         data["start"] = dict(start)
     if dealer:

@@ -252,26 +252,21 @@ def more_forms_tag(context) -> SafeString:
             f"{conditional_escape(text)}</button>\n"
         )
 
-    def player_buttons(players, label: str) -> str:
-        return "".join(
+    def choose_player(kind: str, title: str, label: str, players) -> str:
+        """A form of a button per player the engine allows ``kind`` for now."""
+        buttons = "".join(
             f'<button class="btn" name="player" value="{conditional_escape(p.name)}"'
             f' aria-label="{conditional_escape(p.labels[label])}">'
             f"{conditional_escape(p.name)}</button>"
             for p in players
         )
+        return form(kind, "stack", title, f'<div class="cluster">{buttons}</div>\n')
 
     # Each text a literal gettext, so that makemessages finds it.
     parts: list[str] = []
     if view.blind_knock_possible:
-        blind = player_buttons([p for p in lei.players if p.blind is None], "blind")
-        parts.append(
-            form(
-                "blind_knock",
-                "stack",
-                gettext("Blind toepen"),
-                f'<div class="cluster">{blind}</div>\n',
-            )
-        )
+        allowed = [p for p in lei.players if p.blind is None]
+        parts.append(choose_player("blind_knock", gettext("Blind toepen"), "blind", allowed))
     if view.laundry_possible:
         nobody = conditional_escape(gettext("niemand"))
         genuine = conditional_escape(gettext("Echt vuile was"))
@@ -343,15 +338,9 @@ def more_forms_tag(context) -> SafeString:
         )
     )
     if view.jack_beaten_possible:
-        beaten = player_buttons([p for p in lei.players if p.jack_beaten is None], "jack_beaten")
-        parts.append(
-            form(
-                "jack_beaten",
-                "stack",
-                gettext("Boer geslagen door vrouw"),
-                f'<div class="cluster">{beaten}</div>\n',
-            )
-        )
+        allowed = [p for p in lei.players if p.jack_beaten is None]
+        title = gettext("Boer geslagen door vrouw")
+        parts.append(choose_player("jack_beaten", title, "jack_beaten", allowed))
     return mark_safe("".join(parts))  # noqa: S308  (every piece escaped above)
 
 
