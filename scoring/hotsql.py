@@ -392,20 +392,21 @@ def _keep_sheet_sql() -> str:
     key = f"{_name('session_id')}, {_name('variant')}"
     return (
         f"INSERT INTO {_name(RenderedSheet._meta.db_table)}"  # noqa: S608
-        f" ({key}, {_name('version')}, {_name('html')}) VALUES (%s, %s, %s, %s)"
+        f" ({key}, {_name('version')}, {_name('gzipped')}) VALUES (%s, %s, %s, %s)"
         f" ON CONFLICT ({key}) DO UPDATE SET {_name('version')} = excluded.{_name('version')},"
-        f" {_name('html')} = excluded.{_name('html')}"
+        f" {_name('gzipped')} = excluded.{_name('gzipped')}"
     )
 
 
-def keep_sheet(session_id: int, variant: str, version: int, html: str) -> None:
-    """Keep the viewers' sheet of ``version`` for the other viewers of the table: one
-    statement, whoever gets here first (INSERT ... ON CONFLICT, on SQLite as on PostgreSQL).
-    A session deleted meanwhile has nothing kept: this viewer still gets the sheet drawn."""
+def keep_sheet(session_id: int, variant: str, version: int, gzipped: bytes) -> None:
+    """Keep the viewers' sheet of ``version`` (compressed) for the other viewers of the table:
+    one statement, whoever gets here first (INSERT ... ON CONFLICT, on SQLite as on
+    PostgreSQL). A session deleted meanwhile has nothing kept: this viewer still gets the sheet
+    drawn."""
     # Only the session can be missing (a conflict updates), and only in autocommit, as views
     # run: inside a transaction the foreign key is checked when it commits.
     with contextlib.suppress(IntegrityError):
-        _run(_keep_sheet_sql(), [session_id, variant, version, html])
+        _run(_keep_sheet_sql(), [session_id, variant, version, gzipped])
 
 
 @cache
@@ -414,15 +415,19 @@ def _poll_sql() -> str:
     # comes along when the asker has not seen that version yet.
     return (
         f"SELECT s.{_name('version')}, CASE WHEN k.{_name('version')} = s.{_name('version')}"  # noqa: S608
-        f" AND s.{_name('version')} <> %s THEN k.{_name('html')} END"
+        f" AND s.{_name('version')} <> %s THEN k.{_name('gzipped')} END"
         f" FROM {_name(Session._meta.db_table)} s LEFT JOIN {_name(RenderedSheet._meta.db_table)} k"
         f" ON k.{_name('session_id')} = s.{_name('id')} AND k.{_name('variant')} = %s"
         f" WHERE s.{_name('id')} = %s"
     )
 
 
-def poll(pk: int, variant: str, seen: int) -> tuple[int, str | None] | None:
+def poll(pk: int, variant: str, seen: int) -> tuple[int, bytes | None] | None:
     """A viewer's poll, its one query: the session's version, and the sheet kept for that
-    version (``variant``: language and TV mode) unless the asker has ``seen`` it already.
-    None: no such session."""
-    return _one(_poll_sql(), [seen, variant, pk])
+    version (``variant``: language and TV mode; compressed) unless the asker has ``seen`` it
+    already. None: no such session."""
+    row = _one(_poll_sql(), [seen, variant, pk])
+    if row is None:
+        return None
+    version, kept = row
+    return version, None if kept is None else bytes(kept)

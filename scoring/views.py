@@ -33,12 +33,13 @@ from django.http import (
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.cache import patch_vary_headers
 from django.utils.formats import number_format
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import get_language, gettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from scoring import access, hotsql, replays, services
+from scoring import access, compression, hotsql, replays, services
 from scoring.compression import no_compression
 from scoring.engine import Refusal
 from scoring.forms import (
@@ -936,7 +937,8 @@ def viewer(request: HttpRequest, signed: str) -> HttpResponse:
     if etag in asked:
         response: HttpResponse = HttpResponseNotModified()
     elif kept is not None:
-        response = HttpResponse(kept)  # another viewer of this table rendered this version
+        # Another viewer of this table drew this version; it was compressed then, once.
+        response = compression.kept_answer(request, kept)
     else:
         read = hotsql.session_and_log(pk)
         if read is None:
@@ -946,9 +948,10 @@ def viewer(request: HttpRequest, signed: str) -> HttpResponse:
         lei = _load_lei(session, log)
         response = _viewer_render(request, session, lei, tv, base, variant, keep=keep)
         etag = f'"{base}-{mode}"'
-    response["ETag"] = etag
+    # Weak when compressed, as Django's GZipMiddleware makes it for the answers it compresses.
+    response["ETag"] = f"W/{etag}" if response.get("Content-Encoding") == "gzip" else etag
     response["Cache-Control"] = "no-cache"
-    response["Vary"] = "HX-Request, Cookie, Accept-Language"
+    patch_vary_headers(response, ("HX-Request", "Cookie", "Accept-Language"))
     return response
 
 
@@ -970,6 +973,8 @@ def _viewer_render(
     response = render(request, "scoring/viewer.html#live", context)
     if not keep:
         return response
-    # One statement, whoever of the table's viewers gets here first (INSERT ... ON CONFLICT).
-    hotsql.keep_sheet(session.pk, variant, session.version, response.content.decode())
-    return response
+    # Compressed once, for every viewer of the table (scoring/compression.py says why that is
+    # safe here), and kept in one statement, whoever gets here first (INSERT ... ON CONFLICT).
+    gzipped = compression.compress_once(response.content)
+    hotsql.keep_sheet(session.pk, variant, session.version, gzipped)
+    return compression.kept_answer(request, gzipped)

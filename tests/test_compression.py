@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 
 from scoring import access
-from scoring.models import ClubMembership
+from scoring.models import ClubMembership, RenderedSheet
 from tests.conftest import play_rounds
 
 GZIP = {"HTTP_ACCEPT_ENCODING": "gzip, deflate, br"}
@@ -49,3 +49,25 @@ def test_the_viewers_sheet_is_compressed_and_an_unchanged_poll_is_still_304(clie
     assert first["Content-Encoding"] == "gzip"
     again = client.get(url, HTTP_IF_NONE_MATCH=first["ETag"], **HX, **GZIP)
     assert again.status_code == 304
+
+
+def test_the_viewers_sheet_is_compressed_once_and_sent_to_every_viewer_as_kept(client, session):
+    """The first poll of a version compresses the sheet and keeps it; the table's other viewers
+    get those very bytes. A client without gzip gets the same sheet as text."""
+    play_rounds(session, ["Anne", "Bas", "Cees"])
+    url = reverse("viewer", args=[access.viewer_token(session.pk)])
+    first = client.get(url, **HX, **GZIP)
+    second = client.get(url, **HX, **GZIP)
+    kept = RenderedSheet.objects.get(session=session)
+    assert first.content == second.content == bytes(kept.gzipped)
+    assert first["Content-Encoding"] == second["Content-Encoding"] == "gzip"
+    assert first["ETag"] == second["ETag"]
+    assert first["ETag"].startswith('W/"lei-')  # weak, as the middleware makes a gzip answer's
+    for response in (first, second):
+        vary = {v.strip() for v in response["Vary"].split(",")}
+        assert {"Accept-Encoding", "HX-Request", "Cookie", "Accept-Language"} <= vary
+    plain = client.get(url, **HX)  # no Accept-Encoding: the text
+    assert not plain.has_header("Content-Encoding")
+    assert gzip.decompress(second.content) == plain.content
+    assert plain.content.decode().lstrip().startswith('<div id="live"')
+    assert client.get(url, HTTP_IF_NONE_MATCH=first["ETag"], **HX, **GZIP).status_code == 304

@@ -261,14 +261,17 @@ def test_deletes_take_the_rounds_and_scores_from_a_number_on_and_nothing_else(se
 
 
 def test_a_kept_sheet_is_replaced_by_the_next_version_and_polled_with_the_version(session):
-    hotsql.keep_sheet(session.pk, "nl", 3, "<div>drie</div>")
-    hotsql.keep_sheet(session.pk, "nl", 4, "<div>vier</div>")
-    hotsql.keep_sheet(session.pk, "en-tv", 4, "<div>four</div>")
-    kept = {k.variant: (k.version, k.html) for k in RenderedSheet.objects.filter(session=session)}
-    assert kept == {"nl": (4, "<div>vier</div>"), "en-tv": (4, "<div>four</div>")}
+    hotsql.keep_sheet(session.pk, "nl", 3, b"drie\x00\xff")
+    hotsql.keep_sheet(session.pk, "nl", 4, b"vier\x00\xff")
+    hotsql.keep_sheet(session.pk, "en-tv", 4, b"four\x00\xff")
+    kept = {
+        k.variant: (k.version, bytes(k.gzipped))
+        for k in RenderedSheet.objects.filter(session=session)
+    }
+    assert kept == {"nl": (4, b"vier\x00\xff"), "en-tv": (4, b"four\x00\xff")}
 
     Session.objects.filter(pk=session.pk).update(version=4)
-    assert hotsql.poll(session.pk, "nl", -1) == (4, "<div>vier</div>")
+    assert hotsql.poll(session.pk, "nl", -1) == (4, b"vier\x00\xff")
     assert hotsql.poll(session.pk, "nl", 4) == (4, None)  # seen already: a 304
     assert hotsql.poll(session.pk, "de", -1) == (4, None)  # nobody kept this one
     Session.objects.filter(pk=session.pk).update(version=5)
@@ -286,7 +289,7 @@ def test_a_sheet_or_standings_of_something_deleted_meanwhile_is_not_kept_and_no_
     session.delete()
     season.delete()
 
-    hotsql.keep_sheet(gone_session.pk, "nl", 1, "<div>weg</div>")
+    hotsql.keep_sheet(gone_session.pk, "nl", 1, b"weg")
     standings_cache.keep(gone_season, variant="nl-members", key="k", html="<tr></tr>")
     assert not RenderedSheet.objects.exists()
     assert not RenderedStandings.objects.exists()
