@@ -39,7 +39,7 @@ from bench import league  # noqa: E402
 from bench.loadgen import BLOCKS, FLOOR_NEXT_TO  # noqa: E402
 from bench.servers import CpuSample, gunicorns, nginx, workers_for_this_machine  # noqa: E402
 
-LOAD_LABEL = "Belasting"  # table labels of the load benchmark's running sessions
+LOAD_LABEL = league.LOAD_LABEL  # table labels of the load benchmark's running sessions
 RULES = {"max_points": 100000, "knock_cap": "none"}  # nobody goes out during the run
 PLAYED_ROUNDS = 12  # rounds on each sheet before the run: a table halfway through the evening
 BENCH_TABLETS = 24  # sessions for the per-request measurements (the rest: the mixed scenario)
@@ -80,16 +80,24 @@ def collect_static(env: dict[str, str]) -> None:
     )
 
 
+def remove_tables(log) -> None:
+    """The running sessions a run made, so that the league's dataset is left as it was built
+    (``make bench-league`` measures its latest evening)."""
+    from scoring.models import Session
+
+    old = Session.objects.filter(club__slug=league.CLUB, table_label__startswith=LOAD_LABEL)
+    log(f"tables: removing {old.count()} from the last run")
+    old.delete()
+
+
 def make_tables(count: int, log) -> list[dict[str, Any]]:
     """``count`` running sessions of the bench club, each ``PLAYED_ROUNDS`` rounds in."""
     from scoring import access, services
     from scoring.engine.simulate import random_session
-    from scoring.models import Club, Player, Session
+    from scoring.models import Club, Player
 
     club = Club.objects.get(slug=league.CLUB)
-    old = Session.objects.filter(club=club, table_label__startswith=LOAD_LABEL)
-    log(f"tables: removing {old.count()} from the last run")
-    old.delete()
+    remove_tables(log)
     names = list(Player.objects.filter(club=club, is_guest=False).values_list("name", flat=True))
     rng = random.Random(1606)
     tables = []
@@ -407,6 +415,8 @@ def main() -> int:
             mixed_run("mixed_scaled", "mixed, scaled", [args.port])
     if "scale" not in args.skip:
         mixed_run("scale", "scale-out through nginx", [args.port + 1, args.port + 2])
+    if not args.from_results:
+        remove_tables(log)
 
     save(results)
     sections = [
