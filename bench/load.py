@@ -7,7 +7,8 @@ Run with ``make bench-load`` (``python bench/load.py [--write BENCHMARKS.md] [op
 2. gunicorn (workers = 2 x cores + 1) with ``bench/settings.py``: the app's settings, DEBUG off,
    collected static files, plus ``/bench/floor/``, a bare view returning a short text: the floor
    of this stack that every request type is compared with.
-3. ``bench/loadgen.py`` in a process of its own (asyncio + httpx, loopback only) measures each
+3. ``bench/loadgen.py`` in a process of its own (asyncio, loopback only; httpx, and for the
+   mixed scenario's taps and polls the leaner ``bench/rawhttp.py``) measures each
    request type in turn; then the mixed scenario (tablets recording rounds while viewers poll)
    with the CPU of the gunicorn workers, of PostgreSQL and of the load generator itself; then
    the same scenario against two gunicorn instances behind nginx (``bench/nginx.conf``), after
@@ -424,7 +425,8 @@ def main() -> int:
         "",
         f"Machine: {machine()}; PostgreSQL {postgres_version()} on the same machine; gunicorn"
         f" {workers} sync workers (2 x cores + 1), DEBUG off, collected static files served by"
-        " whitenoise; the load generator (`bench/loadgen.py`: asyncio + httpx) in a process of"
+        " whitenoise; the load generator (`bench/loadgen.py`: asyncio with httpx, and"
+        " `bench/rawhttp.py` for the mixed scenario's taps and polls) in a process of"
         " its own on the same two cores, over loopback. Dataset: the league's club (5,000"
         f" finished sessions) plus running sessions with {PLAYED_ROUNDS} rounds played each.",
     ]
