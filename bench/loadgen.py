@@ -156,6 +156,8 @@ class Tablet:
             self.recorder.error(kind or "setup", f"HTTP {response.status_code}")
             return
         self.csrf = CSRF.search(response.content).group(1).decode()
+        if self.raw is not None:  # the taps after it send what this page set
+            self.raw[2].update(self.client.cookies.items())
         self.version = int(VERSION.search(response.content).group(1))
         self.sheet = _sheet(response.content, self.sheet)
         if kind:
