@@ -234,23 +234,8 @@ def more_forms_tag(context) -> SafeString:
     options = lei.player_options
 
     def form(kind: str, css: str, title: str, body: str) -> str:
-        return (
-            f'<form method="post" action="{url}" hx-post="{url}" class="{css}">\n'
-            f'{hidden()}<input type="hidden" name="type" value="{kind}">\n'
-            f"<h3>{conditional_escape(title)}</h3>\n{body}</form>\n"
-        )
-
-    def field(id_: str, label: str, control: str) -> str:
-        return (
-            f'<div class="field"><label for="{id_}">{conditional_escape(label)}</label>\n'
-            f"{control}</div>\n"
-        )
-
-    def button(label: str, text: str) -> str:
-        return (
-            f'<button class="btn" aria-label="{conditional_escape(label)}">'
-            f"{conditional_escape(text)}</button>\n"
-        )
+        head = f'{hidden()}<input type="hidden" name="type" value="{kind}">'
+        return _form(url, css, head, title, body)
 
     def choose_player(kind: str, title: str, label: str, players) -> str:
         """A form of a button per player the engine allows ``kind`` for now."""
@@ -275,12 +260,12 @@ def more_forms_tag(context) -> SafeString:
                 "laundry",
                 "form",
                 gettext("Vuile was"),
-                field(
+                _field(
                     "laundry-player",
                     gettext("Wie levert in"),
                     f'<select id="laundry-player" name="player">{options}</select>',
                 )
-                + field(
+                + _field(
                     "laundry-challenger",
                     gettext("Wie controleert"),
                     f'<select id="laundry-challenger" name="challenger">'
@@ -288,7 +273,7 @@ def more_forms_tag(context) -> SafeString:
                 )
                 + f'<label class="check"><input type="checkbox" name="genuine" value="on">'
                 f" {genuine}</label>\n"
-                + button(gettext("Vuile was opschrijven"), gettext("Vuile was opschrijven")),
+                + _button(gettext("Vuile was opschrijven"), gettext("Vuile was opschrijven")),
             )
         )
     if view.four_of_a_kind_possible:
@@ -301,17 +286,17 @@ def more_forms_tag(context) -> SafeString:
                 "four_of_a_kind",
                 "form",
                 gettext("Vier gelijke"),
-                field(
+                _field(
                     "four-player",
                     gettext("Wie"),
                     f'<select id="four-player" name="player">{options}</select>',
                 )
-                + field(
+                + _field(
                     "four-rank",
                     gettext("Wat"),
                     f'<select id="four-rank" name="rank">{ranks}</select>',
                 )
-                + button(gettext("Vier gelijke: Toep!"), gettext("Toep!")),
+                + _button(gettext("Vier gelijke: Toep!"), gettext("Toep!")),
             )
         )
     parts.append(
@@ -319,22 +304,22 @@ def more_forms_tag(context) -> SafeString:
             "penalty",
             "form",
             gettext("Strafpunt"),
-            field(
+            _field(
                 "penalty-player",
                 gettext("Wie"),
                 f'<select id="penalty-player" name="player">{options}</select>',
             )
-            + field(
+            + _field(
                 "penalty-points",
                 gettext("Punten"),
                 '<input id="penalty-points" type="number" name="points" value="1" step="1">',
             )
-            + field(
+            + _field(
                 "penalty-reason",
                 gettext("Reden"),
                 '<input id="penalty-reason" type="text" name="reason" maxlength="100">',
             )
-            + button(gettext("Strafpunt opschrijven"), gettext("Strafpunt opschrijven")),
+            + _button(gettext("Strafpunt opschrijven"), gettext("Strafpunt opschrijven")),
         )
     )
     if view.jack_beaten_possible:
@@ -362,29 +347,50 @@ def presence_form_tag(context) -> SafeString:
             for value, text in reasons
         )
         fields.append(
-            f'<div class="field"><label for="absent-{number}">{conditional_escape(name)}</label>\n'
-            f'<select id="absent-{number}" name="absent_{number}">\n'
-            f'<option value="">{at_table}</option>\n{choices}</select></div>\n'
+            _field(
+                f"absent-{number}",
+                name,
+                f'<select id="absent-{number}" name="absent_{number}">\n'
+                f'<option value="">{at_table}</option>\n{choices}</select>',
+            )
         )
-    save = conditional_escape(gettext("Aanwezigheid opslaan"))
-    help_text = gettext(
-        "Vóór de eerste gebeurtenis van de ronde. Toilet: gedeeld, weg bij de eerste toep. "
-        "Drinken: deze ronde niet mee."
+    help_text = conditional_escape(
+        gettext(
+            "Vóór de eerste gebeurtenis van de ronde. Toilet: gedeeld, weg bij de eerste toep. "
+            "Drinken: deze ronde niet mee."
+        )
     )
-    return format_html(
-        '<form method="post" action="{}" hx-post="{}" class="form">\n{}\n<h3>{}</h3>\n'
-        '<p class="helptext">{}</p>\n{}'
-        '<div class="field"><label for="join-name">{}</label>\n'
-        '<input id="join-name" type="text" name="join" maxlength="40" autocomplete="off">'
-        "</div>\n"
-        '<button class="btn" aria-label="{}">{}</button>\n</form>\n',
-        url,
-        url,
-        hidden(),
-        gettext("Afwezig en speler erbij"),
-        help_text,
-        mark_safe("".join(fields)),  # noqa: S308  (every piece escaped above)
+    join = _field(
+        "join-name",
         gettext("Speler erbij"),
-        save,
-        gettext("Opslaan"),
+        '<input id="join-name" type="text" name="join" maxlength="40" autocomplete="off">',
+    )
+    save = _button(gettext("Aanwezigheid opslaan"), gettext("Opslaan"))
+    body = f'<p class="helptext">{help_text}</p>\n{"".join(fields)}{join}{save}'
+    return mark_safe(  # noqa: S308  (every piece escaped above)
+        _form(url, "form", hidden(), gettext("Afwezig en speler erbij"), body)
+    )
+
+
+def _form(url: str, css: str, head: str, title: str, body: str) -> str:
+    """A form of the round panel that posts to ``url`` (escaped): ``head`` (its hidden
+    fields), its title and ``body`` (escaped)."""
+    return (
+        f'<form method="post" action="{url}" hx-post="{url}" class="{css}">\n'
+        f"{head}\n<h3>{conditional_escape(title)}</h3>\n{body}</form>\n"
+    )
+
+
+def _field(id_: str, label: str, control: str) -> str:
+    """A labelled field of a panel form (``control`` escaped)."""
+    return (
+        f'<div class="field"><label for="{id_}">{conditional_escape(label)}</label>\n'
+        f"{control}</div>\n"
+    )
+
+
+def _button(label: str, text: str) -> str:
+    return (
+        f'<button class="btn" aria-label="{conditional_escape(label)}">'
+        f"{conditional_escape(text)}</button>\n"
     )
