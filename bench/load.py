@@ -277,7 +277,8 @@ def mixed_table(out: dict[str, Any], title: str) -> str:
     lines += [
         "",
         f"{total:,} answered requests in {out['seconds']:.0f} s ({total / out['seconds']:.0f}"
-        f" req/s). CPU during those seconds (not the opening of the tablets before them):"
+        f" req/s). CPU during those seconds (not the opening of the tablets and of the viewers'"
+        " pages before them):"
         f" gunicorn {out['app_cpu_s']:.1f} s"
         f" ({out['app_cpu_s'] / wall:.2f} cores, {1000 * out['app_cpu_s'] / total:.2f} ms per"
         f" request), PostgreSQL {out['db_cpu_s']:.1f} s ({out['db_cpu_s'] / wall:.2f} cores,"

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from html import escape
+import re
+from html import escape, unescape
 
 import pytest
 from django.urls import reverse
@@ -54,6 +55,22 @@ def test_the_poll_gets_304_while_nothing_changed_and_the_fragment_after(client, 
     changed = client.get(viewer_url(session), HTTP_IF_NONE_MATCH=etag, **HX)
     assert changed.status_code == 200
     assert changed["ETag"] != etag
+
+
+def test_the_first_poll_after_opening_the_page_is_a_304(client, session):
+    # A phone opens the page, then polls with the fragment's ETag the page carries
+    # (static/js/lei.js); the load benchmark's viewers open their page the same way.
+    record(session, "knock", "Bas")
+    page = client.get(viewer_url(session))
+    assert page.status_code == 200
+    assert "<html" in page.content.decode()
+    etag = re.search(r'data-etag="([^"]+)"', page.content.decode()).group(1)
+    poll = client.get(viewer_url(session), HTTP_IF_NONE_MATCH=unescape(etag), **HX)
+    assert poll.status_code == 304
+    record(session, "fold", "Cees")
+    assert (
+        client.get(viewer_url(session), HTTP_IF_NONE_MATCH=unescape(etag), **HX).status_code == 200
+    )
 
 
 def test_the_etag_depends_on_the_language(client, session):
