@@ -255,13 +255,15 @@ def endpoint_table(out: dict[str, Any], concurrency: int) -> tuple[str, dict[str
     return "\n".join(lines), ratios
 
 
-def mixed_table(out: dict[str, Any], title: str) -> str:
+def mixed_table(out: dict[str, Any], title: str, *, judged: bool = True) -> str:
+    """The mixed scenario's figures; ``judged``: with a column for the p95 target."""
     total = sum(len(v) for v in out["ms"].values())
     lines = [
         f"**{title}**",
         "",
-        "| request | n | errors | p50 ms | p95 ms | p99 ms | max ms | met (p95 < 150 ms) |",
-        "|---|---|---|---|---|---|---|---|",
+        "| request | n | errors | p50 ms | p95 ms | p99 ms | max ms |"
+        + (" met (p95 < 150 ms) |" if judged else ""),
+        "|---|---|---|---|---|---|---|" + ("---|" if judged else ""),
     ]
     kinds = sorted(set(out["ms"]) | set(out["errors"]))
     for kind in kinds:
@@ -271,7 +273,8 @@ def mixed_table(out: dict[str, Any], title: str) -> str:
         met = "yes" if figures and p95 < MIXED_P95_MS and not errors else "**no**"
         lines.append(
             f"| {kind} | {len(figures)} | {errors} | {pct(figures, 0.5):.1f} | {p95:.1f} "
-            f"| {pct(figures, 0.99):.1f} | {max(figures, default=0):.1f} | {met} |"
+            f"| {pct(figures, 0.99):.1f} | {max(figures, default=0):.1f} |"
+            + (f" {met} |" if judged else "")
         )
     wall = out["wall_s"]
     lines += [
@@ -468,9 +471,11 @@ def main() -> int:
             " stopped by the script with its own pid and log files in a temp dir) over two"
             f" gunicorn instances of {workers} workers each, on two ports: " + note(),
             "",
-            mixed_table(results["scale"], "nginx → two gunicorn instances"),
+            mixed_table(results["scale"], "nginx → two gunicorn instances", judged=False),
             "",
             check_text(results["scale"]["check"]),
+            "",
+            scale_text(results["scale"], results.get("mixed")),
         ]
     extra = Path(ROOT / "bench/load_findings.md")
     if extra.exists():
@@ -497,6 +502,21 @@ def others_text(out: dict[str, Any]) -> str:
         f" {os.cpu_count()} cores, {max(0.0, others) / out['wall_s']:.2f} of them on other"
         " processes"
     )
+
+
+def scale_text(scale: dict[str, Any], single: dict[str, Any] | None) -> str:
+    """What the scale-out run is for, and why its latency is not judged."""
+    text = (
+        "This run is here to show that nothing depends on one process: any instance answers"
+        " any request, and the check above is its verdict. Its latency is not a target: on"
+        " this one machine the two instances share the two cores that one instance had, with"
+        " twice the workers and nginx in front of them"
+    )
+    if single:
+        per = 1000 * scale["app_cpu_s"] / sum(len(v) for v in scale["ms"].values())
+        one = 1000 * single["app_cpu_s"] / sum(len(v) for v in single["ms"].values())
+        text += f" (gunicorn {per:.2f} ms of CPU per request here against {one:.2f} on one)"
+    return text + ". More app servers add capacity when each has cores of its own."
 
 
 def mixed_met(out: dict[str, Any]) -> bool:
