@@ -350,7 +350,8 @@ def main() -> int:
             f"{args.tablets} tablets each recording a round (a knock, a fold, a win, about a second"
             f" apart) every {args.tablet_period:g} s while {args.viewers:,} viewers poll every"
             f" {args.viewer_period:g} s (HTMX, If-None-Match), for {args.duration:g} s; then the"
-            " viewers poll once more."
+            " viewers poll once more. Before the clock starts, each tablet opens its scorer link"
+            " and page, and each viewer its sheet page, whose ETag its first poll sends."
         )
 
     mixed_note = note()
