@@ -150,7 +150,7 @@ def run_loadgen(spec: dict[str, Any], phase: str, app_pids: list[int]) -> dict[s
     cpu = CpuSample.take(app_pids).since(before)
     out = {**json.loads((folder / "out.json").read_text()), **cpu}
     # The mixed scenario samples the CPU itself around its timed run (``window``), without the
-    # opening of its tablets and the planning of their taps before it.
+    # opening of its tablets and viewers' pages and the planning of the taps before it.
     return {**out, **out.pop("window", {})}
 
 
@@ -255,9 +255,14 @@ def endpoint_table(out: dict[str, Any], concurrency: int) -> tuple[str, dict[str
     return "\n".join(lines), ratios
 
 
+def answered(out: dict[str, Any]) -> int:
+    """How many requests of a mixed run were answered, every type together."""
+    return sum(len(v) for v in out["ms"].values())
+
+
 def mixed_table(out: dict[str, Any], title: str, *, judged: bool = True) -> str:
     """The mixed scenario's figures; ``judged``: with a column for the p95 target."""
-    total = sum(len(v) for v in out["ms"].values())
+    total = answered(out)
     lines = [
         f"**{title}**",
         "",
@@ -514,8 +519,8 @@ def scale_text(scale: dict[str, Any], single: dict[str, Any] | None) -> str:
         " twice the workers and nginx in front of them"
     )
     if single:
-        per = 1000 * scale["app_cpu_s"] / sum(len(v) for v in scale["ms"].values())
-        one = 1000 * single["app_cpu_s"] / sum(len(v) for v in single["ms"].values())
+        per = 1000 * scale["app_cpu_s"] / answered(scale)
+        one = 1000 * single["app_cpu_s"] / answered(single)
         text += f" (gunicorn {per:.2f} ms of CPU per request here against {one:.2f} on one)"
     return text + ". More app servers add capacity when each has cores of its own."
 

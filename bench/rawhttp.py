@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gzip
 from dataclasses import dataclass, field
 
 # What a request that got no whole answer raises: no connection, a timeout, a cut answer.
@@ -27,6 +28,13 @@ class Answer:
     body: bytes  # as sent (still gzip-compressed if ``content-encoding`` says so)
     wire_bytes: int
     cookies: dict[str, str] = field(default_factory=dict)  # what ``Set-Cookie`` set
+
+    @property
+    def content(self) -> bytes:
+        """The body as the server meant it: decompressed when it was sent gzip-compressed."""
+        if self.headers.get("content-encoding") == "gzip":
+            return gzip.decompress(self.body)
+        return self.body
 
 
 async def get(
