@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator, Sequence
 from functools import cache
 from typing import Any, TypeVar
 
-from django.db import IntegrityError, connection
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections
 from django.db.models import Model
 
 from scoring.models import (
@@ -46,6 +46,13 @@ from scoring.models import (
 
 M = TypeVar("M", bound=Model)
 MANY_ROWS = 1000  # rows in one INSERT of ``insert_many`` at most
+
+
+def _db() -> Any:
+    """Django's connection itself, not the ``django.db.connection`` proxy: the loops below ask
+    it something for every row and value, and each question through the proxy looks the
+    connection up again (a microsecond, a few hundred times a tap)."""
+    return connections[DEFAULT_DB_ALIAS]
 
 
 def _name(name: str) -> str:
@@ -75,15 +82,16 @@ def _converters(
     return tuple(out)
 
 
-def _instance(model: type[M], values: Sequence[Any]) -> M:
-    """A model instance from one row of all its concrete fields, in ``_fields`` order."""
+def _instance(model: type[M], values: Sequence[Any], db: Any) -> M:
+    """A model instance from one row of all its concrete fields, in ``_fields`` order, read on
+    the connection ``db`` (``_db()``)."""
     values = list(values)
-    for place, column, funcs in _converters(model, connection.vendor):
+    for place, column, funcs in _converters(model, db.vendor):
         value = values[place]
         for func in funcs:
-            value = func(value, column, connection)
+            value = func(value, column, db)
         values[place] = value
-    return model.from_db(connection.alias, None, values)
+    return model.from_db(db.alias, None, values)
 
 
 def _for_update() -> str:
@@ -127,9 +135,9 @@ def scorer_session(pk: int, user_id: int | None) -> Session | None:
 
 
 def _scorer_row(row: tuple[Any, ...]) -> Session:
-    width = len(_fields(Session))
-    session = _instance(Session, row[:width])
-    session.club = _instance(Club, row[width:-2])
+    width, db = len(_fields(Session)), _db()
+    session = _instance(Session, row[:width], db)
+    session.club = _instance(Club, row[width:-2], db)
     session.is_member, session.is_admin = bool(row[-2]), bool(row[-1])
     return session
 
@@ -162,7 +170,7 @@ def _locked(rows: list[tuple[Any, ...]], pk: int) -> Session:
     """The session ``pk``, locked until the transaction ends (Session.DoesNotExist)."""
     if not rows:
         raise Session.DoesNotExist(pk)
-    return _instance(Session, rows[0])
+    return _instance(Session, rows[0], _db())
 
 
 @cache
@@ -194,11 +202,11 @@ def _seats_sql() -> str:
 
 def _seats(rows: list[tuple[Any, ...]]) -> list[Seat]:
     """The session's seats in order, each with its player."""
-    width = len(_fields(Seat))
+    width, db = len(_fields(Seat)), _db()
     out = []
     for row in rows:
-        seat = _instance(Seat, row[:width])
-        seat.player = _instance(Player, row[width:])
+        seat = _instance(Seat, row[:width], db)
+        seat.player = _instance(Player, row[width:], db)
         out.append(seat)
     return out
 
@@ -216,9 +224,9 @@ def _rounds_sql() -> str:
 
 def _rounds(rows: list[tuple[Any, ...]]) -> list[Round]:
     """The session's rounds in order, each with ``scored``: whether its scores are stored."""
-    out = []
+    out, db = [], _db()
     for row in rows:
-        round_ = _instance(Round, row[:-1])
+        round_ = _instance(Round, row[:-1], db)
         round_.scored = bool(row[-1])
         out.append(round_)
     return out
@@ -301,13 +309,13 @@ class Writes:
 
     def update(self, instance: Model, names: Sequence[str]) -> None:
         """``instance.save(update_fields=names)``, as one UPDATE by primary key."""
-        meta = instance._meta
+        meta, db = instance._meta, _db()
         fields = [meta.get_field(n) for n in names]
         sets = ", ".join(f"{_name(f.column)} = %s" for f in fields)
         self._statements.append(
             (
                 f"UPDATE {_name(meta.db_table)} SET {sets} WHERE {_name(meta.pk.column)} = %s",  # noqa: S608
-                [*(_value(instance, f, add=False) for f in fields), instance.pk],
+                [*(_value(instance, f, db, add=False) for f in fields), instance.pk],
             )
         )
 
@@ -370,20 +378,28 @@ class Writes:
                 cursor.execute(sql, params)
 
 
-def _value(instance: Model, field: Any, *, add: bool) -> Any:
-    return field.get_db_prep_save(field.pre_save(instance, add), connection)
+def _value(instance: Model, field: Any, db: Any, *, add: bool) -> Any:
+    return field.get_db_prep_save(field.pre_save(instance, add), db)
+
+
+@cache
+def _insert_head(model: type[Model]) -> tuple[str, str, tuple[Any, ...]]:
+    """An INSERT of ``model``'s rows, every field but the automatic key: the statement up to
+    its VALUES, one row's placeholders and the fields, in their order."""
+    meta = model._meta
+    fields = tuple(f for f in meta.concrete_fields if f is not meta.auto_field)
+    columns = ", ".join(_name(f.column) for f in fields)
+    head = f"INSERT INTO {_name(meta.db_table)} ({columns}) VALUES "  # noqa: S608
+    return head, "(" + ", ".join(["%s"] * len(fields)) + ")", fields
 
 
 def _insert_sql(instances: Sequence[Model]) -> tuple[str, list[Any]]:
     """One INSERT of ``instances`` (one model), every field but the automatic key."""
-    meta = instances[0]._meta
-    fields = [f for f in meta.concrete_fields if f is not meta.auto_field]
-    columns = ", ".join(_name(f.column) for f in fields)
-    row = "(" + ", ".join(["%s"] * len(fields)) + ")"
+    head, row, fields = _insert_head(type(instances[0]))
+    db = _db()
     return (
-        f"INSERT INTO {_name(meta.db_table)} ({columns}) VALUES "  # noqa: S608
-        + ", ".join([row] * len(instances)),
-        [_value(i, f, add=True) for i in instances for f in fields],
+        head + ", ".join([row] * len(instances)),
+        [_value(i, f, db, add=True) for i in instances for f in fields],
     )
 
 
