@@ -7,11 +7,12 @@ belongs); whether it may happen is the engine's to say, and its refusal is shown
 from __future__ import annotations
 
 from decimal import Decimal
+from functools import lru_cache
 from typing import Any
 
 from django import forms
 from django.utils.text import format_lazy
-from django.utils.translation import gettext, pgettext_lazy
+from django.utils.translation import get_language, gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from scoring.engine import DEFAULT_RULES, PRESETS, RANKS, Refusal, resolve_rules
@@ -142,7 +143,14 @@ def rule_field(key: str) -> forms.Field:
 
 def refusal_text(refusal: Refusal) -> str:
     """The engine's refusal in the language of the request."""
-    return refusal.detail(gettext(refusal.template))
+    return refusal.detail(_translated(get_language(), refusal.template))
+
+
+@lru_cache(maxsize=1024)
+def _translated(language: str, message: str) -> str:
+    """``gettext(message)`` in ``language`` (the active one), once per process: a tap's answer
+    says why for every button that cannot be pressed, a dozen refusals."""
+    return gettext(message)
 
 
 def euros_to_cents(value: Decimal) -> int:

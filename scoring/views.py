@@ -16,7 +16,7 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Any
 
 import segno
@@ -153,16 +153,24 @@ class PanelPlayer:
         """The accessible names of this player's buttons (a panel has a dozen per player: as
         text here, not a ``blocktranslate`` each)."""
         name = {"name": self.name}
-        return {
-            "knock": gettext("Toep: %(name)s") % name,
-            "knock_no": gettext("Toep: %(name)s (kan niet)") % name,
-            "stay": gettext("Mee: %(name)s") % name,
-            "fold": gettext("Weg: %(name)s") % name,
-            "win": gettext("Laatste slag: %(name)s") % name,
-            "win_no": gettext("Laatste slag: %(name)s (kan niet)") % name,
-            "blind": gettext("Blind toepen: %(name)s") % name,
-            "jack_beaten": gettext("Boer geslagen: %(name)s") % name,
-        }
+        return {k: text % name for k, text in _label_texts(get_language()).items()}
+
+
+@cache
+def _label_texts(language: str) -> dict[str, str]:
+    """The texts of ``PanelPlayer.labels`` in ``language`` (the active one), translated once per
+    process: every tap's answer names each player's buttons, and each ``gettext`` looks the
+    language and its catalogues up again."""
+    return {
+        "knock": gettext("Toep: %(name)s"),
+        "knock_no": gettext("Toep: %(name)s (kan niet)"),
+        "stay": gettext("Mee: %(name)s"),
+        "fold": gettext("Weg: %(name)s"),
+        "win": gettext("Laatste slag: %(name)s"),
+        "win_no": gettext("Laatste slag: %(name)s (kan niet)"),
+        "blind": gettext("Blind toepen: %(name)s"),
+        "jack_beaten": gettext("Boer geslagen: %(name)s"),
+    }
 
 
 @dataclass

@@ -13,11 +13,12 @@ Example::
 """
 
 from collections.abc import Mapping, Sequence
+from functools import cache
 
 from django import template
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import get_language, gettext, ngettext
 
 from scoring import svg
 
@@ -134,23 +135,7 @@ def player_forms_tag(context) -> SafeString:
     (``hidden``)."""
     lei, hidden = context["lei"], context["hidden"]
     url = conditional_escape(context["urls"]["event"])
-    # Each text a literal gettext, so that makemessages finds it.
-    text = {
-        "knock": conditional_escape(gettext("Toep")),
-        "stay": conditional_escape(gettext("Mee")),
-        "fold": conditional_escape(gettext("Weg")),
-    }
-    badges = [
-        (attr, format_html('<span class="badge badge--{}">{}</span>', kind, word))
-        for attr, kind, word in (
-            ("dealer", "deler", gettext("deelt")),
-            ("leader", "uitkomst", gettext("komt uit")),
-            ("armoede", "armoede", gettext("armoede")),
-            ("for_death", "voor-dood", gettext("speelt voor zijn dood")),
-        )
-    ]
-    folded = conditional_escape(gettext("weg (%(cost)s)"))
-    toilet = format_html('<span class="badge">{}</span>', gettext("toilet"))
+    text, badges, folded, toilet = _player_form_texts(get_language())
     parts: list[str] = []
     for p in lei.players:
         name = conditional_escape(p.name)
@@ -191,6 +176,31 @@ def player_forms_tag(context) -> SafeString:
             f'<div class="round-panel__actions">{"".join(actions)}</div>\n</form>\n'
         )
     return mark_safe("".join(parts))  # noqa: S308  (every piece escaped above)
+
+
+@cache
+def _player_form_texts(language: str) -> tuple[dict[str, str], list[tuple[str, str]], str, str]:
+    """The texts of ``player_forms`` in ``language`` (the active one), escaped, made once per
+    process (each ``gettext`` looks the language and its catalogues up again): the buttons,
+    the badges by the attribute that shows them, the folded badge's text and the toilet badge.
+    Each text a literal gettext, so that makemessages finds it."""
+    text = {
+        "knock": conditional_escape(gettext("Toep")),
+        "stay": conditional_escape(gettext("Mee")),
+        "fold": conditional_escape(gettext("Weg")),
+    }
+    badges = [
+        (attr, format_html('<span class="badge badge--{}">{}</span>', kind, word))
+        for attr, kind, word in (
+            ("dealer", "deler", gettext("deelt")),
+            ("leader", "uitkomst", gettext("komt uit")),
+            ("armoede", "armoede", gettext("armoede")),
+            ("for_death", "voor-dood", gettext("speelt voor zijn dood")),
+        )
+    ]
+    folded = conditional_escape(gettext("weg (%(cost)s)"))
+    toilet = format_html('<span class="badge">{}</span>', gettext("toilet"))
+    return text, badges, folded, toilet
 
 
 @register.simple_tag(name="win_buttons", takes_context=True)
