@@ -59,6 +59,16 @@ def _stroke(index: int, x0: float) -> tuple[tuple[float, float], tuple[float, fl
     return (gx + _CROSS_FROM[0], _CROSS_FROM[1]), (gx + _CROSS_TO[0], _CROSS_TO[1])
 
 
+@lru_cache(maxsize=1024)
+def _stroke_path(index: int, x0: float) -> tuple[str, float]:
+    """The path of the stroke with this 0-based index, and its rightmost x. The same strokes
+    make every picture: a new total after a round is drawn from these, not number by number."""
+    start, top = _stroke(index, x0)
+    if start[0] == top[0]:  # an upright stroke: the shortest path command
+        return f"M{_n(start[0])} {_n(start[1])}V{_n(top[1])}", start[0]
+    return f"M{_n(start[0])} {_n(start[1])}L{_n(top[0])} {_n(top[1])}", max(start[0], top[0])
+
+
 def tally_from_results(results: Iterable[int]) -> tuple[int, list[int]]:
     """What the lei shows for a player's round results, in order: ``(total, jack_dots)``.
 
@@ -134,15 +144,12 @@ def _turfjes(total: int, jack_dots: tuple[int, ...], label: str) -> SafeString:
             joined[position] = (x, _DOT_Y)
 
     for index in range(strokes):
-        start, top = _stroke(index, x0)
-        if start[0] == top[0]:  # an upright stroke: the shortest path command
-            parts.append(f"M{_n(start[0])} {_n(start[1])}V{_n(top[1])}")
-        else:
-            parts.append(f"M{_n(start[0])} {_n(start[1])}L{_n(top[0])} {_n(top[1])}")
+        path, stroke_right = _stroke_path(index, x0)
+        parts.append(path)
         if index in joined:
             dx, dy = joined[index]
             parts.append(f"L{_n(dx)} {_n(dy)}")
-        right = max(right, start[0], top[0])
+        right = max(right, stroke_right)
 
     width = _n(right + 4) if strokes or dots else "8"
     paths = []
