@@ -7,6 +7,7 @@ import re
 import pytest
 from django.urls import reverse
 
+from scoring import access
 from scoring.engine import replay
 from scoring.models import ClubMembership, Session
 from tests.conftest import play_rounds, record
@@ -406,3 +407,31 @@ def test_the_pot_game_bids_folds_and_a_winner_in_euros(scorer, club, people):
     scorer.post(url, {"version": session.version, "key": "share"}, **HX)
     session.refresh_from_db()
     assert session.ended
+
+
+@pytest.mark.parametrize(
+    ("language", "label"),
+    [("nl", "Anne &amp; Co: 1 strafpunten"), ("en", "Anne &amp; Co: 1 penalty points"),
+     ("de", "Anne &amp; Co: 1 Strafpunkte")],
+)  # fmt: skip
+def test_the_sheets_head_and_totals_escape_names_and_speak_the_language(
+    client, club, language, label
+):
+    """``{% sheet_columns %}`` and ``{% sheet_totals %}``: a column per player, the name
+    escaped once, the totals as labelled turfjes with the number, badges in the language."""
+    from tests.conftest import make_session
+
+    session = make_session(club, players=["Anne & Co", "Bas", "Cees"])
+    play_rounds(session, ["Bas"])  # everybody else 1 point
+    viewer = reverse("viewer", args=[access.viewer_token(session.pk)])
+    html = client.get(viewer, HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    head = html[html.index("<thead>") : html.index("</thead>")]
+    assert head.count('<th scope="col">') == 4  # the round column and one per player
+    assert "<span>Anne &amp; Co</span>" in head
+    dealer = {"nl": "deelt", "en": "deals", "de": "gibt"}[language]
+    assert f'<span class="badge badge--deler">{dealer}</span>' in head
+    totals = html[html.index('<tr class="sheet__round-current">') :]
+    totals = totals[: totals.index("</tr>")]
+    assert 'data-player="Anne &amp; Co" data-total="1"' in totals
+    assert f'aria-label="{label}"' in totals
+    assert '<span class="sheet__total">0</span>' in totals  # Bas won the round

@@ -64,6 +64,99 @@ def score_chart_tag(
     return mark_safe(svg.score_chart(series, max_points=max_points, labels=labels))  # noqa: S308
 
 
+@cache
+def _column_texts(language: str) -> dict[str, str]:
+    """The texts of the sheet's head and totals in ``language`` (the active one), escaped,
+    made once per process. Each text a literal gettext, so that makemessages finds it."""
+
+    def badge(kind: str, text: str) -> str:
+        css = f" badge--{kind}" if kind else ""
+        return format_html('<span class="badge{}">{}</span>', css, text)
+
+    return {
+        "round": conditional_escape(gettext("Ronde")),
+        "toepkoning": badge("toepkoning", gettext("toepkoning")),
+        "dealer": badge("deler", gettext("deelt")),
+        "leader": badge("uitkomst", gettext("komt uit")),
+        "armoede": badge("armoede", gettext("armoede")),
+        "for_death": badge("voor-dood", gettext("speelt voor zijn dood")),
+        "out": badge("dood", gettext("dood")),
+        "toilet": badge("", gettext("toilet")),
+        "drinks": badge("", gettext("haalt drinken")),
+        "balance": conditional_escape(gettext("Saldo")),
+        "total": conditional_escape(gettext("Totaal")),
+    }
+
+
+@register.simple_tag(name="sheet_columns")
+def sheet_columns_tag(lei) -> SafeString:
+    """``{% sheet_columns lei %}``: the sheet's head, a column per player with their badges.
+    Built here, like the rows: a round's end draws the whole sheet, and these loops were a
+    tenth of that answer's time in the template engine (issue 6)."""
+    texts = _column_texts(get_language())
+    parts = [
+        "<thead>\n<tr>\n"
+        f'<th scope="col"><span class="sheet__word">{texts["round"]}</span>'
+        '<span class="sheet__short" aria-hidden="true">#</span></th>\n'
+    ]
+    for c in lei.columns:
+        crown = '<span class="crown" aria-hidden="true"></span>' if c.toepkoning else ""
+        marks = [f"<span>{crown}{conditional_escape(c.name)}</span>"]
+        if c.side:
+            marks.append(f'<span class="muted">{conditional_escape(c.side)}</span>')
+        marks += [
+            texts[attr]
+            for attr in ("toepkoning", "dealer", "leader", "armoede", "for_death", "out")
+            if getattr(c, attr)
+        ]
+        if c.absent in ("toilet", "drinks"):
+            marks.append(texts[c.absent])
+        dood = ' class="is-dood"' if c.out else ""
+        parts.append(
+            f'<th scope="col"{dood}>\n<span class="sheet__player">\n'
+            + "\n".join(marks)
+            + "\n</span>\n</th>\n"
+        )
+    parts.append("</tr>\n</thead>\n")
+    return mark_safe("".join(parts))  # noqa: S308  (every piece escaped above)
+
+
+@register.simple_tag(name="sheet_totals")
+def sheet_totals_tag(lei) -> SafeString:
+    """``{% sheet_totals lei %}``: the sheet's row of totals, as turfjes with the number (the
+    balance in euros in the pot game); built here for the reason of ``sheet_columns``."""
+    texts = _column_texts(get_language())
+    is_pot = lei.is_pot
+    parts = [
+        '<tr class="sheet__round-current">\n'
+        f'<th scope="row">{texts["balance" if is_pot else "total"]}</th>\n'
+    ]
+    for c in lei.columns:
+        name, total = conditional_escape(c.name), int(c.total)
+        dood = ' class="is-dood"' if c.out else ""
+        if is_pot:
+            inner = f'<span class="sheet__total num">{conditional_escape(c.money)}</span>'
+        else:
+            # Translators: the accessible name of a player's tally marks on the sheet.
+            label = mark_safe(  # noqa: S308  (the name is escaped)
+                gettext("%(name)s: %(total)s strafpunten") % {"name": name, "total": total}
+            )
+            inner = (
+                '<span class="sheet__player">\n'
+                f"{svg.turfjes(total, jack_dots=c.jack_dots or (), label=label)}\n"
+                f'<span class="sheet__total">{total}</span>\n'
+            )
+            if c.lives is not None:
+                lives = ngettext("nog %(lives)s leven", "nog %(lives)s levens", c.lives) % {
+                    "lives": int(c.lives)
+                }
+                inner += f'<span class="muted">{conditional_escape(lives)}</span>\n'
+            inner += "</span>"
+        parts.append(f'<td{dood} data-player="{name}" data-total="{total}">\n{inner}\n</td>\n')
+    parts.append("</tr>\n")
+    return mark_safe("".join(parts))  # noqa: S308  (every piece escaped above)
+
+
 @register.simple_tag(name="sheet_rows")
 def sheet_rows_tag(lei, edit_url: str = "") -> SafeString:
     """``{% sheet_rows lei edit_url %}``: the played rounds of the lei, newest first, as table
