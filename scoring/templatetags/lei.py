@@ -64,10 +64,15 @@ def score_chart_tag(
     return mark_safe(svg.score_chart(series, max_points=max_points, labels=labels))  # noqa: S308
 
 
+# The badges a player shows in the sheet's head and in the round panel, in this order.
+_PLAYER_BADGES = ("dealer", "leader", "armoede", "for_death")
+
+
 @cache
 def _column_texts(language: str) -> dict[str, str]:
-    """The texts of the sheet's head and totals in ``language`` (the active one), escaped,
-    made once per process. Each text a literal gettext, so that makemessages finds it."""
+    """The texts of the sheet's head and totals, and the player badges the round panel shows
+    too, in ``language`` (the active one), escaped, made once per process. Each text a
+    literal gettext, so that makemessages finds it."""
 
     def badge(kind: str, text: str) -> str:
         css = f" badge--{kind}" if kind else ""
@@ -105,9 +110,7 @@ def sheet_columns_tag(lei) -> SafeString:
         if c.side:
             marks.append(f'<span class="muted">{conditional_escape(c.side)}</span>')
         marks += [
-            texts[attr]
-            for attr in ("toepkoning", "dealer", "leader", "armoede", "for_death", "out")
-            if getattr(c, attr)
+            texts[attr] for attr in ("toepkoning", *_PLAYER_BADGES, "out") if getattr(c, attr)
         ]
         if c.absent in ("toilet", "drinks"):
             marks.append(texts[c.absent])
@@ -228,18 +231,19 @@ def player_forms_tag(context) -> SafeString:
     (``hidden``)."""
     lei, hidden = context["lei"], context["hidden"]
     url = conditional_escape(context["urls"]["event"])
-    text, badges, folded, toilet = _player_form_texts(get_language())
+    text, folded = _player_form_texts(get_language())
+    badges = _column_texts(get_language())
     parts: list[str] = []
     for p in lei.players:
         name = conditional_escape(p.name)
         label = {k: conditional_escape(v) for k, v in p.labels.items()}
-        marks = [html for attr, html in badges if getattr(p, attr)]
+        marks = [badges[attr] for attr in _PLAYER_BADGES if getattr(p, attr)]
         if p.folded:
             marks.append(
                 f'<span class="badge">{folded % {"cost": conditional_escape(p.fold_cost)}}</span>'
             )
         if p.absent == "toilet":
-            marks.append(toilet)
+            marks.append(badges["toilet"])
         actions = []
         if p.knock is None:
             actions.append(
@@ -272,28 +276,17 @@ def player_forms_tag(context) -> SafeString:
 
 
 @cache
-def _player_form_texts(language: str) -> tuple[dict[str, str], list[tuple[str, str]], str, str]:
+def _player_form_texts(language: str) -> tuple[dict[str, str], str]:
     """The texts of ``player_forms`` in ``language`` (the active one), escaped, made once per
-    process (each ``gettext`` looks the language and its catalogues up again): the buttons,
-    the badges by the attribute that shows them, the folded badge's text and the toilet badge.
-    Each text a literal gettext, so that makemessages finds it."""
+    process (each ``gettext`` looks the language and its catalogues up again): the buttons and
+    the folded badge's text; its other badges are the sheet's (``_column_texts``). Each text a
+    literal gettext, so that makemessages finds it."""
     text = {
         "knock": conditional_escape(gettext("Toep")),
         "stay": conditional_escape(gettext("Mee")),
         "fold": conditional_escape(gettext("Weg")),
     }
-    badges = [
-        (attr, format_html('<span class="badge badge--{}">{}</span>', kind, word))
-        for attr, kind, word in (
-            ("dealer", "deler", gettext("deelt")),
-            ("leader", "uitkomst", gettext("komt uit")),
-            ("armoede", "armoede", gettext("armoede")),
-            ("for_death", "voor-dood", gettext("speelt voor zijn dood")),
-        )
-    ]
-    folded = conditional_escape(gettext("weg (%(cost)s)"))
-    toilet = format_html('<span class="badge">{}</span>', gettext("toilet"))
-    return text, badges, folded, toilet
+    return text, conditional_escape(gettext("weg (%(cost)s)"))
 
 
 @register.simple_tag(name="win_buttons", takes_context=True)
