@@ -16,7 +16,7 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from functools import cache, cached_property
+from functools import cache, cached_property, partial
 from typing import Any
 
 import segno
@@ -188,7 +188,8 @@ class Lei:
     result: Any
     view: Any
     columns: list[Column]
-    history: list[HistoryRow]
+    # The played rounds, newest first (``history``), made only when the sheet is drawn.
+    history_rows: Callable[[], list[HistoryRow]]
     live_line: list[str]
     players: list[PanelPlayer] = field(default_factory=list)
     pot_players: list[PotPlayer] = field(default_factory=list)
@@ -234,6 +235,13 @@ class Lei:
     @property
     def ranks(self) -> list[tuple[str, Any]]:
         return list(RANK_LABELS.items())
+
+    @cached_property
+    def history(self) -> list[HistoryRow]:
+        """The played rounds, newest first, as the sheet shows them. Made when first asked
+        for: most taps are answered with the round panel alone, and the rows are a cell per
+        player for every round of the evening."""
+        return self.history_rows()
 
     @cached_property
     def player_options(self) -> str:
@@ -316,22 +324,6 @@ def _build_lei(session: Session, data: dict[str, Any], result: Any = None) -> Le
                 toepkoning=king is not None and king == unit,
             )
         )
-    history = []
-    for rr in reversed(result.rounds):
-        cells = []
-        for name in result.players:
-            played = name in rr.points
-            cells.append(
-                Cell(
-                    points=rr.points.get(name) if played else None,
-                    won=rr.winner == name,
-                    jack=rr.winner == name and rr.jack,
-                    folded=name in rr.folds,
-                    absent=rr.absent.get(name, ""),
-                    out=side_of.get(name, name) in rr.eliminated,
-                )
-            )
-        history.append(HistoryRow(rr.number, rr.stake, rr.winner, rr.jack, cells))
     players = [
         PanelPlayer(
             name=name,
@@ -359,7 +351,7 @@ def _build_lei(session: Session, data: dict[str, Any], result: Any = None) -> Le
         result=result,
         view=view,
         columns=columns,
-        history=history,
+        history_rows=partial(_history, result, side_of),
         live_line=[],
         players=players,
         toepkoning=king,
@@ -371,6 +363,27 @@ def _build_lei(session: Session, data: dict[str, Any], result: Any = None) -> Le
     if result.finished or session.status != Session.Status.RUNNING:
         lei.chart = _chart(result, data)
     return lei
+
+
+def _history(result: Any, side_of: dict[str, str]) -> list[HistoryRow]:
+    """The rows of the sheet (``Lei.history``): a cell per player for each played round."""
+    history = []
+    for rr in reversed(result.rounds):
+        cells = []
+        for name in result.players:
+            played = name in rr.points
+            cells.append(
+                Cell(
+                    points=rr.points.get(name) if played else None,
+                    won=rr.winner == name,
+                    jack=rr.winner == name and rr.jack,
+                    folded=name in rr.folds,
+                    absent=rr.absent.get(name, ""),
+                    out=side_of.get(name, name) in rr.eliminated,
+                )
+            )
+        history.append(HistoryRow(rr.number, rr.stake, rr.winner, rr.jack, cells))
+    return history
 
 
 def _why(refusal: Refusal | None) -> str | None:
@@ -394,23 +407,6 @@ def _build_pot(session: Session, data: dict[str, Any], result: Any, view: Any) -
         Column(name=name, total=result.balances.get(name, 0), money=euros(result.balances[name]))
         for name in result.players
     ]
-    history = [
-        HistoryRow(
-            rr.number,
-            0,
-            rr.winner,
-            False,
-            [
-                Cell(
-                    points=rr.points.get(name, 0),
-                    money=euros(rr.points.get(name, 0)),
-                    won=rr.winner == name,
-                )
-                for name in result.players
-            ],
-        )
-        for rr in reversed(result.rounds)
-    ]
     pot_players = [
         PotPlayer(
             name=name,
@@ -433,7 +429,7 @@ def _build_pot(session: Session, data: dict[str, Any], result: Any, view: Any) -
         result=result,
         view=view,
         columns=columns,
-        history=history,
+        history_rows=partial(_pot_history, result),
         live_line=[],
         pot_players=pot_players,
         pot=euros(view.pot),
@@ -447,6 +443,27 @@ def _build_pot(session: Session, data: dict[str, Any], result: Any, view: Any) -
         for p, bid in view.bids.items()
     ]
     return lei
+
+
+def _pot_history(result: Any) -> list[HistoryRow]:
+    """The rows of the pot game's sheet: each player's winnings or losses per round."""
+    return [
+        HistoryRow(
+            rr.number,
+            0,
+            rr.winner,
+            False,
+            [
+                Cell(
+                    points=rr.points.get(name, 0),
+                    money=euros(rr.points.get(name, 0)),
+                    won=rr.winner == name,
+                )
+                for name in result.players
+            ],
+        )
+        for rr in reversed(result.rounds)
+    ]
 
 
 def _live_line(lei: Lei) -> list[str]:
