@@ -5,7 +5,7 @@ import datetime
 
 import pytest
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, signals
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
@@ -73,6 +73,37 @@ def test_seats_and_rounds_are_the_orms_rows_with_their_players_and_scored(sessio
         {"type": "knock", "player": "Anne"},
         {"type": "win", "player": "Bas"},
     ]
+
+
+def test_a_rows_instance_behaves_as_the_orms_and_signals_still_see_it_made(session):
+    record(session, "knock", "Anne")
+    seats, rounds = hotsql.seats_and_rounds(session.pk)
+    round_ = rounds[0]
+    assert round_._state.adding is False
+    assert round_._state.db == "default"
+    assert round_.get_deferred_fields() == set()
+    assert round_.session == session  # a related object: loaded when asked for
+    round_.events = [*round_.events, {"type": "fold", "player": "Bas"}]
+    with CaptureQueriesContext(connection) as queries:
+        round_.save()  # an UPDATE of the stored row, not a second row
+    assert queries[0]["sql"].startswith("UPDATE")
+    assert Round.objects.get(pk=round_.pk).events == round_.events
+    assert seats[0].player.seats.filter(session=session).get() == seats[0]
+
+    made = []
+
+    def listen(sender, instance, **kwargs):
+        made.append(instance)
+
+    hotsql._attnames.cache_clear()
+    signals.post_init.connect(listen, sender=Round)
+    try:
+        rounds = hotsql.seats_and_rounds(session.pk)[1]
+    finally:
+        signals.post_init.disconnect(listen, sender=Round)
+        hotsql._attnames.cache_clear()
+    assert made == rounds  # with a listener, Django's own way, signals and all
+    assert values(rounds[0]) == values(Round.objects.get(pk=round_.pk))
 
 
 def test_a_viewers_first_draw_reads_the_session_its_club_and_its_log_together(session):
