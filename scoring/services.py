@@ -516,15 +516,20 @@ def _write(
         by_number = {r.number: r for r in rounds}
         changed = [r for r in rounds if r.number >= first]
         had_scores = any(r.scored for r in changed)
+        scored_now = {rr.number for rr in result.rounds if rr.number >= first}
         for number, round_data in enumerate(todo.rounds, start=1):
             if number < first:
                 continue
             fields = round_fields(round_data, locked.game)
             existing = by_number.get(number)
             if existing is None:
-                by_number[number] = Round(session=locked, number=number, **fields)
-                writes.send()  # in order: what came before, then the new round and its key
-                hotsql.insert(by_number[number])
+                new_round = by_number[number] = Round(session=locked, number=number, **fields)
+                if number in scored_now:
+                    # Its scores refer to it: its key first, and what came before it.
+                    writes.send()
+                    hotsql.insert(new_round)
+                else:  # a round begun (the knock that opens it): with the rest, at the end
+                    writes.insert(new_round)
             elif any(getattr(existing, k) != v for k, v in fields.items()):
                 for k, v in fields.items():
                     setattr(existing, k, v)
@@ -535,7 +540,6 @@ def _write(
         if had_scores:
             writes.delete_scores(locked.pk, first)
         players = _players_by_name(seats)
-        scored_now = any(rr.number >= first for rr in result.rounds)
         if scored_now:
             _store_scores(writes, result, by_number, players, first)
         if had_scores or scored_now or seats_changed or todo.ended is not None:
