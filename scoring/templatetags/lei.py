@@ -12,17 +12,32 @@ Example::
     {% score_chart series session.rules.max_points %}
 """
 
+import html
 from collections.abc import Mapping, Sequence
 from functools import cache
+from typing import Any
 
 from django import template
-from django.utils.html import conditional_escape, format_html
+from django.utils.functional import Promise
+from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, gettext, ngettext
 
 from scoring import svg
 
 register = template.Library()
+
+
+def _escape(value: Any) -> str:
+    """Django's ``conditional_escape`` without the lazy-text wrapper around it, which checks
+    every argument again: the same safe text, for the tags below, which escape a few hundred
+    values in every answer to a tap. Safe text is kept as it is; anything else is escaped as
+    ``django.utils.html.escape`` does it."""
+    if isinstance(value, Promise):
+        value = str(value)
+    if hasattr(value, "__html__"):
+        return value.__html__()
+    return SafeString(html.escape(str(value)))
 
 
 @register.simple_tag(name="turfjes")
@@ -79,7 +94,7 @@ def _column_texts(language: str) -> dict[str, str]:
         return format_html('<span class="badge{}">{}</span>', css, text)
 
     return {
-        "round": conditional_escape(gettext("Ronde")),
+        "round": _escape(gettext("Ronde")),
         "toepkoning": badge("toepkoning", gettext("toepkoning")),
         "dealer": badge("deler", gettext("deelt")),
         "leader": badge("uitkomst", gettext("komt uit")),
@@ -88,8 +103,8 @@ def _column_texts(language: str) -> dict[str, str]:
         "out": badge("dood", gettext("dood")),
         "toilet": badge("", gettext("toilet")),
         "drinks": badge("", gettext("haalt drinken")),
-        "balance": conditional_escape(gettext("Saldo")),
-        "total": conditional_escape(gettext("Totaal")),
+        "balance": _escape(gettext("Saldo")),
+        "total": _escape(gettext("Totaal")),
     }
 
 
@@ -106,9 +121,9 @@ def sheet_columns_tag(lei) -> SafeString:
     ]
     for c in lei.columns:
         crown = '<span class="crown" aria-hidden="true"></span>' if c.toepkoning else ""
-        marks = [f"<span>{crown}{conditional_escape(c.name)}</span>"]
+        marks = [f"<span>{crown}{_escape(c.name)}</span>"]
         if c.side:
-            marks.append(f'<span class="muted">{conditional_escape(c.side)}</span>')
+            marks.append(f'<span class="muted">{_escape(c.side)}</span>')
         marks += [
             texts[attr] for attr in ("toepkoning", *_PLAYER_BADGES, "out") if getattr(c, attr)
         ]
@@ -135,10 +150,10 @@ def sheet_totals_tag(lei) -> SafeString:
         f'<th scope="row">{texts["balance" if is_pot else "total"]}</th>\n'
     ]
     for c in lei.columns:
-        name, total = conditional_escape(c.name), int(c.total)
+        name, total = _escape(c.name), int(c.total)
         dood = ' class="is-dood"' if c.out else ""
         if is_pot:
-            inner = f'<span class="sheet__total num">{conditional_escape(c.money)}</span>'
+            inner = f'<span class="sheet__total num">{_escape(c.money)}</span>'
         else:
             # Translators: the accessible name of a player's tally marks on the sheet.
             label = mark_safe(  # noqa: S308  (the name is escaped)
@@ -153,7 +168,7 @@ def sheet_totals_tag(lei) -> SafeString:
                 lives = ngettext("nog %(lives)s leven", "nog %(lives)s levens", c.lives) % {
                     "lives": int(c.lives)
                 }
-                inner += f'<span class="muted">{conditional_escape(lives)}</span>\n'
+                inner += f'<span class="muted">{_escape(lives)}</span>\n'
             inner += "</span>"
         parts.append(f'<td{dood} data-player="{name}" data-total="{total}">\n{inner}\n</td>\n')
     parts.append("</tr>\n")
@@ -166,7 +181,7 @@ def sheet_rows_tag(lei, edit_url: str = "") -> SafeString:
     rows. Built here rather than with tags per cell in the template: a sheet has a cell per
     player per round, and the template engine was most of an event's answer time (issue 6).
     ``edit_url`` is the round editor's URL without the number (empty: no correction links)."""
-    word = conditional_escape(gettext("Ronde"))
+    word = _escape(gettext("Ronde"))
     texts = {
         "absent": format_html('<span class="muted">{}</span>', gettext("afwezig")),
         "none": format_html('<span class="muted">{}</span>', "\u2013"),  # not in this round
@@ -186,9 +201,9 @@ def sheet_rows_tag(lei, edit_url: str = "") -> SafeString:
     }
     is_pot = lei.is_pot
     # The texts of a row, escaped once here: a row adds only its numbers (ints) to them.
-    base = conditional_escape(edit_url)
-    fix = conditional_escape(gettext("Ronde %(number)s verbeteren"))
-    stake = conditional_escape(gettext("inzet %(stake)s"))
+    base = _escape(edit_url)
+    fix = _escape(gettext("Ronde %(number)s verbeteren"))
+    stake = _escape(gettext("inzet %(stake)s"))
     parts: list[str] = []
     for row in lei.history:
         number = int(row.number)
@@ -208,7 +223,7 @@ def sheet_rows_tag(lei, edit_url: str = "") -> SafeString:
             if cell.points is None:
                 parts.append(f"<td>{texts['absent'] if cell.absent else texts['none']}</td>")
                 continue
-            value = conditional_escape(cell.money) if is_pot else cell.points
+            value = _escape(cell.money) if is_pot else cell.points
             minus = ' class="sheet__points--minus"' if cell.points < 0 else ""
             marks = texts["jack" if cell.jack else "won"] if cell.won else ""
             if cell.folded:
@@ -230,18 +245,16 @@ def player_forms_tag(context) -> SafeString:
     of its drawing time in the template engine (issue 6). Each form gets a fresh key
     (``hidden``)."""
     lei, hidden = context["lei"], context["hidden"]
-    url = conditional_escape(context["urls"]["event"])
+    url = _escape(context["urls"]["event"])
     text, folded = _player_form_texts(get_language())
     badges = _column_texts(get_language())
     parts: list[str] = []
     for p in lei.players:
-        name = conditional_escape(p.name)
-        label = {k: conditional_escape(v) for k, v in p.labels.items()}
+        name = _escape(p.name)
+        label = {k: _escape(v) for k, v in p.labels.items()}
         marks = [badges[attr] for attr in _PLAYER_BADGES if getattr(p, attr)]
         if p.folded:
-            marks.append(
-                f'<span class="badge">{folded % {"cost": conditional_escape(p.fold_cost)}}</span>'
-            )
+            marks.append(f'<span class="badge">{folded % {"cost": _escape(p.fold_cost)}}</span>')
         if p.absent == "toilet":
             marks.append(badges["toilet"])
         actions = []
@@ -264,7 +277,7 @@ def player_forms_tag(context) -> SafeString:
                     f' aria-label="{label["fold"]}">{text["fold"]}</button>'
                 )
             else:
-                actions.append(f'<span class="btn__reason">{conditional_escape(p.fold)}</span>')
+                actions.append(f'<span class="btn__reason">{_escape(p.fold)}</span>')
         parts.append(
             f'<form class="round-panel__player" method="post" action="{url}" hx-post="{url}">'
             f"{hidden()}"
@@ -282,11 +295,11 @@ def _player_form_texts(language: str) -> tuple[dict[str, str], str]:
     the folded badge's text; its other badges are the sheet's (``_column_texts``). Each text a
     literal gettext, so that makemessages finds it."""
     text = {
-        "knock": conditional_escape(gettext("Toep")),
-        "stay": conditional_escape(gettext("Mee")),
-        "fold": conditional_escape(gettext("Weg")),
+        "knock": _escape(gettext("Toep")),
+        "stay": _escape(gettext("Mee")),
+        "fold": _escape(gettext("Weg")),
     }
-    return text, conditional_escape(gettext("weg (%(cost)s)"))
+    return text, _escape(gettext("weg (%(cost)s)"))
 
 
 @register.simple_tag(name="win_buttons", takes_context=True)
@@ -297,15 +310,15 @@ def win_buttons_tag(context) -> SafeString:
     for p in context["lei"].players:
         if p.folded:
             continue
-        name = conditional_escape(p.name)
+        name = _escape(p.name)
         if p.win is None:
-            label = conditional_escape(p.labels["win"])
+            label = _escape(p.labels["win"])
             parts.append(
                 f'<button class="btn btn--big" name="player" value="{name}"'
                 f' aria-label="{label}">{name}</button>'
             )
         else:
-            parts.append(_disabled(conditional_escape(p.labels["win_no"]), name, p.win))
+            parts.append(_disabled(_escape(p.labels["win_no"]), name, p.win))
     return mark_safe("\n".join(parts))  # noqa: S308  (every piece escaped above)
 
 
@@ -314,7 +327,7 @@ def _disabled(label: str, text: str, why: str) -> str:
     return (
         f'<details class="btn-with-reason"><summary class="btn btn--big" aria-disabled="true"'
         f' aria-label="{label}">{text}</summary>'
-        f'<span class="btn__reason">{conditional_escape(why)}</span></details>'
+        f'<span class="btn__reason">{_escape(why)}</span></details>'
     )
 
 
@@ -326,7 +339,7 @@ def more_forms_tag(context) -> SafeString:
     panel's drawing time, and every tap is answered with the panel (issue 6)."""
     lei, hidden = context["lei"], context["hidden"]
     view = lei.view
-    url = conditional_escape(context["urls"]["event"])
+    url = _escape(context["urls"]["event"])
     options = lei.player_options
 
     def form(kind: str, css: str, title: str, body: str) -> str:
@@ -336,9 +349,9 @@ def more_forms_tag(context) -> SafeString:
     def choose_player(kind: str, title: str, label: str, players) -> str:
         """A form of a button per player the engine allows ``kind`` for now."""
         buttons = "".join(
-            f'<button class="btn" name="player" value="{conditional_escape(p.name)}"'
-            f' aria-label="{conditional_escape(p.labels[label])}">'
-            f"{conditional_escape(p.name)}</button>"
+            f'<button class="btn" name="player" value="{_escape(p.name)}"'
+            f' aria-label="{_escape(p.labels[label])}">'
+            f"{_escape(p.name)}</button>"
             for p in players
         )
         return form(kind, "stack", title, f'<div class="cluster">{buttons}</div>\n')
@@ -349,8 +362,8 @@ def more_forms_tag(context) -> SafeString:
         allowed = [p for p in lei.players if p.blind is None]
         parts.append(choose_player("blind_knock", gettext("Blind toepen"), "blind", allowed))
     if view.laundry_possible:
-        nobody = conditional_escape(gettext("niemand"))
-        genuine = conditional_escape(gettext("Echt vuile was"))
+        nobody = _escape(gettext("niemand"))
+        genuine = _escape(gettext("Echt vuile was"))
         parts.append(
             form(
                 "laundry",
@@ -374,8 +387,7 @@ def more_forms_tag(context) -> SafeString:
         )
     if view.four_of_a_kind_possible:
         ranks = "".join(
-            f'<option value="{value}">{conditional_escape(label)}</option>'
-            for value, label in lei.ranks
+            f'<option value="{value}">{_escape(label)}</option>' for value, label in lei.ranks
         )
         parts.append(
             form(
@@ -430,11 +442,11 @@ def presence_form_tag(context) -> SafeString:
     """``{% presence_form %}``: who is away this round and who sits down, before its first
     event (built here with ``more_forms``: three texts and a list per player)."""
     lei, hidden = context["lei"], context["hidden"]
-    url = conditional_escape(context["urls"]["presence"])
-    at_table = conditional_escape(gettext("aan tafel"))
+    url = _escape(context["urls"]["presence"])
+    at_table = _escape(gettext("aan tafel"))
     reasons = (
-        ("toilet", conditional_escape(gettext("toilet"))),
-        ("drinks", conditional_escape(gettext("drinken"))),
+        ("toilet", _escape(gettext("toilet"))),
+        ("drinks", _escape(gettext("drinken"))),
     )
     fields = []
     for number, (name, away) in enumerate(lei.presence):
@@ -450,7 +462,7 @@ def presence_form_tag(context) -> SafeString:
                 f'<option value="">{at_table}</option>\n{choices}</select>',
             )
         )
-    help_text = conditional_escape(
+    help_text = _escape(
         gettext(
             "Vóór de eerste gebeurtenis van de ronde. Toilet: gedeeld, weg bij de eerste toep. "
             "Drinken: deze ronde niet mee."
@@ -473,20 +485,14 @@ def _form(url: str, css: str, head: str, title: str, body: str) -> str:
     fields), its title and ``body`` (escaped)."""
     return (
         f'<form method="post" action="{url}" hx-post="{url}" class="{css}">\n'
-        f"{head}\n<h3>{conditional_escape(title)}</h3>\n{body}</form>\n"
+        f"{head}\n<h3>{_escape(title)}</h3>\n{body}</form>\n"
     )
 
 
 def _field(id_: str, label: str, control: str) -> str:
     """A labelled field of a panel form (``control`` escaped)."""
-    return (
-        f'<div class="field"><label for="{id_}">{conditional_escape(label)}</label>\n'
-        f"{control}</div>\n"
-    )
+    return f'<div class="field"><label for="{id_}">{_escape(label)}</label>\n{control}</div>\n'
 
 
 def _button(label: str, text: str) -> str:
-    return (
-        f'<button class="btn" aria-label="{conditional_escape(label)}">'
-        f"{conditional_escape(text)}</button>\n"
-    )
+    return f'<button class="btn" aria-label="{_escape(label)}">{_escape(text)}</button>\n'
