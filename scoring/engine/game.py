@@ -914,10 +914,24 @@ class Checkpoint:
         self._game = game
 
     @classmethod
-    def take(cls, game: Game, header: list[Any], rounds: list[Any]) -> Checkpoint | None:
-        """``game`` (not copied: the caller hands it over) after ``rounds``, all finished."""
+    def take(
+        cls, game: Game, header: list[Any], rounds: list[Any], *, after: Checkpoint | None = None
+    ) -> Checkpoint | None:
+        """``game`` (not copied: the caller hands it over) after ``rounds``, all finished.
+
+        ``after``: a checkpoint that covers the first of these rounds (the replay that resumed
+        from it checked that). Only the rounds after it are written out as JSON and read back;
+        the text of the whole is the same as when it is all written out at once."""
         if not rounds:
             return None
+        if after is not None and len(rounds) > after.rounds:
+            tail = _json(rounds[after.rounds :])
+            if tail is None:
+                return None
+            # "[header, [r1, ..., rk]]" and "[rk+1, ..., rn]" make "[header, [r1, ..., rn]]".
+            text = f"{after._fingerprint[:-2]}, {tail[1:]}]"
+            header_read, rounds_read = after._prefix
+            return cls(game, text, [header_read, [*rounds_read, *json.loads(tail)]])
         text = _fingerprint(header, rounds)
         if text is None:
             return None
@@ -937,8 +951,12 @@ class Checkpoint:
 
 
 def _fingerprint(header: list[Any], rounds: list[Any]) -> str | None:
+    return _json([header, rounds])
+
+
+def _json(value: Any) -> str | None:
     try:
-        return json.dumps([header, rounds], ensure_ascii=False, allow_nan=False)
+        return json.dumps(value, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError):  # not JSON: no checkpoint, replay it all
         return None
 
@@ -993,9 +1011,11 @@ def play_session(
         if finished == resumed:
             made = resume if resumed else None  # the state it went on from, or none yet
         elif play is None:
-            made = Checkpoint.take(game.copy(), header, rounds)
+            made = Checkpoint.take(game.copy(), header, rounds, after=resume if resumed else None)
         elif before_last is not None:
-            made = Checkpoint.take(before_last, header, rounds[:-1])
+            made = Checkpoint.take(
+                before_last, header, rounds[:-1], after=resume if resumed else None
+            )
     refusal = None
     if play is None and not game.finished:
         try:
