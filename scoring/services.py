@@ -367,7 +367,7 @@ def _store_scores(
     first: int,
 ) -> None:
     """Insert the RoundScore rows of the scored rounds numbered ``first`` and later."""
-    side_of = {p: side for side, members in (result.teams or {}).items() for p in members}
+    side_of = result.side_of
     rows: list[RoundScore] = []
     for rr in result.rounds:
         if rr.number < first:
@@ -420,7 +420,7 @@ def _store_results(
     clear: bool,
 ) -> None:
     """Replace the session's SessionResult rows: places and totals as the replay has them."""
-    side_of = {p: side for side, members in (result.teams or {}).items() for p in members}
+    side_of = result.side_of
     out_in: dict[str, int] = {}
     played: dict[str, int] = {}
     won: dict[str, int] = {}

@@ -16,7 +16,7 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from functools import cache, cached_property, partial
+from functools import cache, cached_property
 from typing import Any
 
 import segno
@@ -189,8 +189,6 @@ class Lei:
     result: Any
     view: Any
     columns: list[Column]
-    # The played rounds, newest first (``history``), made only when the sheet is drawn.
-    history_rows: Callable[[], list[HistoryRow]]
     live_line: list[str]
     players: list[PanelPlayer] = field(default_factory=list)
     pot_players: list[PotPlayer] = field(default_factory=list)
@@ -242,7 +240,7 @@ class Lei:
         """The played rounds, newest first, as the sheet shows them. Made when first asked
         for: most taps are answered with the round panel alone, and the rows are a cell per
         player for every round of the evening."""
-        return self.history_rows()
+        return _pot_history(self.result) if self.is_pot else _history(self.result)
 
     @cached_property
     def player_options(self) -> str:
@@ -292,8 +290,7 @@ def _build_lei(session: Session, data: dict[str, Any], result: Any = None) -> Le
     view = result.what_now()
     if result.game == "pot":
         return _build_pot(session, data, result, view)
-    teams = result.teams or {}
-    side_of = {p: side for side, members in teams.items() for p in members}
+    side_of = result.side_of
     start = data.get("start") or {}
     out = set(result.eliminated)
     max_points = result.rules["max_points"]
@@ -352,7 +349,6 @@ def _build_lei(session: Session, data: dict[str, Any], result: Any = None) -> Le
         result=result,
         view=view,
         columns=columns,
-        history_rows=partial(_history, result, side_of),
         live_line=[],
         players=players,
         toepkoning=king,
@@ -366,8 +362,9 @@ def _build_lei(session: Session, data: dict[str, Any], result: Any = None) -> Le
     return lei
 
 
-def _history(result: Any, side_of: dict[str, str]) -> list[HistoryRow]:
+def _history(result: Any) -> list[HistoryRow]:
     """The rows of the sheet (``Lei.history``): a cell per player for each played round."""
+    side_of = result.side_of
     history = []
     for rr in reversed(result.rounds):
         cells = []
@@ -430,7 +427,6 @@ def _build_pot(session: Session, data: dict[str, Any], result: Any, view: Any) -
         result=result,
         view=view,
         columns=columns,
-        history_rows=partial(_pot_history, result),
         live_line=[],
         pot_players=pot_players,
         pot=euros(view.pot),

@@ -83,6 +83,11 @@ class Result:
         return data
 
     @property
+    def side_of(self) -> dict[str, str]:
+        """Team toepen: each player's side (empty when everyone plays for themselves)."""
+        return {p: side for side, members in (self.teams or {}).items() for p in members}
+
+    @property
     def toepkoning(self) -> str | None:
         if self.game == "strafpunten" and self.finished and self.rules.get("end") != "first_out":
             return self.winner
