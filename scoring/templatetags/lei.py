@@ -175,19 +175,21 @@ def sheet_totals_tag(lei) -> SafeString:
     return mark_safe("".join(parts))  # noqa: S308  (every piece escaped above)
 
 
-@register.simple_tag(name="sheet_rows")
-def sheet_rows_tag(lei, edit_url: str = "") -> SafeString:
-    """``{% sheet_rows lei edit_url %}``: the played rounds of the lei, newest first, as table
-    rows. Built here rather than with tags per cell in the template: a sheet has a cell per
-    player per round, and the template engine was most of an event's answer time (issue 6).
-    ``edit_url`` is the round editor's URL without the number (empty: no correction links)."""
-    word = _escape(gettext("Ronde"))
-    texts = {
+@cache
+def _row_texts(language: str) -> dict[str, str]:
+    """The texts of the sheet's rows in ``language`` (the active one), escaped, made once per
+    process: a row adds only its numbers (ints) to them. The round word and the "dood" badge
+    are the sheet head's (``_column_texts``)."""
+    column = _column_texts(language)
+    return {
+        "round": column["round"],
+        "fix": _escape(gettext("Ronde %(number)s verbeteren")),
+        "stake": _escape(gettext("inzet %(stake)s")),
         "absent": format_html('<span class="muted">{}</span>', gettext("afwezig")),
         "none": format_html('<span class="muted">{}</span>', "\u2013"),  # not in this round
         "folded": format_html(' <span class="muted">{}</span>', gettext("weg")),
         "toilet": format_html(' <span class="muted">{}</span>', gettext("toilet")),
-        "out": format_html(' <span class="badge badge--dood">{}</span>', gettext("dood")),
+        "out": " " + column["out"],
         "won": format_html(
             ' <span class="badge" title="{}">{}</span>',
             gettext("won de laatste slag"),
@@ -199,11 +201,18 @@ def sheet_rows_tag(lei, edit_url: str = "") -> SafeString:
             gettext("boer"),
         ),
     }
+
+
+@register.simple_tag(name="sheet_rows")
+def sheet_rows_tag(lei, edit_url: str = "") -> SafeString:
+    """``{% sheet_rows lei edit_url %}``: the played rounds of the lei, newest first, as table
+    rows. Built here rather than with tags per cell in the template: a sheet has a cell per
+    player per round, and the template engine was most of an event's answer time (issue 6).
+    ``edit_url`` is the round editor's URL without the number (empty: no correction links)."""
+    texts = _row_texts(get_language())
+    word, fix, stake = texts["round"], texts["fix"], texts["stake"]
     is_pot = lei.is_pot
-    # The texts of a row, escaped once here: a row adds only its numbers (ints) to them.
     base = _escape(edit_url)
-    fix = _escape(gettext("Ronde %(number)s verbeteren"))
-    stake = _escape(gettext("inzet %(stake)s"))
     parts: list[str] = []
     for row in lei.history:
         number = int(row.number)
