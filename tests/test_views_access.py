@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.core import signing
 from django.urls import reverse
 
 from scoring import access, services
@@ -97,6 +98,19 @@ def test_a_viewer_link_is_read_only(client, session):
 
 def test_a_forged_viewer_link_is_404(client, session):
     assert client.get(reverse("viewer", args=[f"{session.pk}:forged"])).status_code == 404
+
+
+def test_a_viewer_link_signed_with_an_old_secret_key_is_404(client, session, settings):
+    url = reverse("viewer", args=[access.viewer_token(session.pk)])
+    assert client.get(url).status_code == 200  # checked once, then remembered
+    settings.SECRET_KEY = "a-new-secret-key-" + "k" * 40
+    assert client.get(url).status_code == 404  # what was remembered went with the old key
+    assert client.get(reverse("viewer", args=[access.viewer_token(session.pk)])).status_code == 200
+
+
+def test_a_signed_viewer_link_that_holds_no_session_id_is_404(client, session):
+    token = signing.dumps(str(session.pk), salt=access.VIEWER_SALT)
+    assert client.get(reverse("viewer", args=[token])).status_code == 404
 
 
 def test_a_viewer_link_does_not_open_the_tablet(client, session):
