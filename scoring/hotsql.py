@@ -124,8 +124,12 @@ def _for_update() -> str:
 
 
 def _run(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
-    """Run one statement on Django's connection; the rows it gives (none for a write)."""
-    with connection.cursor() as cursor:
+    """Run one statement on Django's connection; the rows it gives (none for a write). On
+    PostgreSQL on the cursor the connection keeps (``toepen_site/postgresql/base.py``)."""
+    db = _db()
+    if hasattr(db, "run"):
+        return db.run(sql, params)
+    with db.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall() if cursor.description else []
 

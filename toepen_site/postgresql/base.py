@@ -1,4 +1,5 @@
-"""Django's PostgreSQL backend, with a health check that costs no round trip.
+"""Django's PostgreSQL backend, with a health check that costs no round trip, and a cursor
+kept for the hot paths' single statements.
 
 With ``CONN_HEALTH_CHECKS`` Django asks a kept connection ``SELECT 1`` before a request's first
 query, so that a connection PostgreSQL has ended (a restart, a failover, an idle timeout,
@@ -11,17 +12,48 @@ goodbye, or the end of the stream. So an idle connection whose socket has nothin
 taken as usable without asking; when it has something, or is inside a transaction, Django's
 own ``SELECT 1`` decides, as before. (A server that vanished without a word, its host
 unplugged, is found by neither before the query's own timeout.)
+
+``run`` is for ``scoring.hotsql``: one statement, run as Django's cursor runs it (the health
+check, the connection, the broken-transaction check, Django's exceptions) on a psycopg cursor
+the connection keeps, instead of a new cursor and Django's wrapper for each. A viewer's poll is
+one statement, and those two cost about 40 µs of its CPU, as much as psycopg's own work to send
+it and read the answer (BENCHMARKS.md, "Friday night at scale"). While something watches the
+statements (the query log of ``DEBUG`` and of the tests' query counts, an execute wrapper),
+``run`` goes through Django's cursor as before, so they see every one.
 """
 
 from __future__ import annotations
 
 import select
+from collections.abc import Sequence
+from typing import Any
 
 from django.db.backends.postgresql import base
 from psycopg import pq
 
 
 class DatabaseWrapper(base.DatabaseWrapper):
+    _kept_cursor: Any = None
+
+    def run(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+        """The rows of one statement (none for a write)."""
+        if self.queries_logged or self.execute_wrappers:
+            with self.cursor() as cursor:
+                cursor.execute(sql, params)
+                return cursor.fetchall() if cursor.description else []
+        # What self.cursor() and its wrapper's execute() check, in their order.
+        self.close_if_health_check_failed()
+        self.ensure_connection()
+        self.validate_thread_sharing()
+        self.validate_no_broken_transaction()
+        with self.wrap_database_errors:
+            cursor = self._kept_cursor
+            if cursor is None or cursor.closed or cursor.connection is not self.connection:
+                cursor = self._kept_cursor = self.create_cursor()  # a new connection
+            cursor.execute(sql, params)
+            # rownumber: whether it gave rows, without describing their columns.
+            return cursor.fetchall() if cursor.rownumber is not None else []
+
     def is_usable(self) -> bool:
         connection = self.connection
         if connection is None or connection.closed:
