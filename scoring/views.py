@@ -937,13 +937,14 @@ def viewer(request: HttpRequest, signed: str) -> HttpResponse:
     if request.method == "POST":
         return HttpResponseForbidden(gettext("Meekijken kan alleen lezen."))
     pk = access.session_id_from_viewer_token(signed)
-    tv = request.GET.get("tv") == "1"
+    query = request.META.get("QUERY_STRING", "")
+    tv = bool(query) and request.GET.get("tv") == "1"  # a poll without a query parses none
     variant = f"{get_language()}{'-tv' if tv else ''}"
     mode = "live" if request.htmx else "page"
     asked = request.headers.get("If-None-Match", "")
     # Only the poll as the page makes it is kept and served from the copy: a fragment for any
     # other query string (it is in the fragment's hx-get) is rendered for its asker alone.
-    keep = request.htmx and request.META.get("QUERY_STRING", "") in ("", "tv=1")
+    keep = request.htmx and query in ("", "tv=1")
     seen = max(
         (
             int(v)
