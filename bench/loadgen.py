@@ -8,6 +8,9 @@ per-request phase keeps httpx for every request type, its floor included. Every 
 tablet posts is chosen by the engine (``scoring.engine``, pure Python) from the log it has
 recorded so far, so every event is valid and a refusal or a stale answer is an error.
 
+It runs on uvloop's event loop: it shares the machine's two cores with the server it measures,
+and asyncio's own loop made it cost a quarter more CPU (BENCHMARKS.md, "Friday night at scale").
+
 Phases:
 - ``endpoints``: each request type in turn, ``requests`` times at ``concurrency`` clients;
 - ``sizes``: the bytes a first load of the tablet page transfers (gzip, all assets) and of
@@ -36,6 +39,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 import httpx
+import uvloop
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -571,7 +575,7 @@ def main() -> int:
     before = _own_cpu()
     wall = time.perf_counter()
     run = {"endpoints": endpoints, "sizes": sizes, "mixed": mixed}[phase]
-    extra = asyncio.run(run(spec, recorder))
+    extra = uvloop.run(run(spec, recorder))
     out = {
         **recorder.as_json(),
         **extra,
