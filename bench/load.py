@@ -435,7 +435,7 @@ def main() -> int:
         "",
         f"Machine: {machine()}; PostgreSQL {postgres_version()} on the same machine; gunicorn"
         f" {workers} sync workers (2 x cores + 1), DEBUG off, collected static files served by"
-        " whitenoise; the load generator (`bench/loadgen.py`: asyncio with httpx, and"
+        " whitenoise; the load generator (`bench/loadgen.py`: asyncio on uvloop with httpx, and"
         " `bench/rawhttp.py` for the mixed scenario's taps and polls) in a process of"
         " its own on the same two cores, over loopback. Dataset: the league's club (5,000"
         f" finished sessions) plus running sessions with {PLAYED_ROUNDS} rounds played each.",
