@@ -1008,14 +1008,13 @@ def play_session(
     made: Checkpoint | None = None
     if checkpoint:
         finished = last if play is None else last - 1  # the last round may still be open
+        went_on = resume if resumed else None  # the checkpoint this replay went on from
         if finished == resumed:
-            made = resume if resumed else None  # the state it went on from, or none yet
+            made = went_on  # nothing new was finished: that one, or none yet
         elif play is None:
-            made = Checkpoint.take(game.copy(), header, rounds, after=resume if resumed else None)
+            made = Checkpoint.take(game.copy(), header, rounds, after=went_on)
         elif before_last is not None:
-            made = Checkpoint.take(
-                before_last, header, rounds[:-1], after=resume if resumed else None
-            )
+            made = Checkpoint.take(before_last, header, rounds[:-1], after=went_on)
     refusal = None
     if play is None and not game.finished:
         try:
