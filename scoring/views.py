@@ -932,7 +932,8 @@ def viewer(request: HttpRequest, signed: str) -> HttpResponse:
     The ETag is made from the session id, its version and the language before anything else
     is done (one query), so an unchanged sheet costs one indexed lookup and a 304. A changed
     sheet is rendered once per version (and language, and TV mode) and kept in RenderedSheet;
-    the other viewers of the table get that copy in the same one query.
+    the other viewers of the table get that copy in the same one query. Those two answers to
+    the page's own poll are usually given before this view, by ``scoring.middleware``.
     """
     if request.method == "POST":
         return HttpResponseForbidden(gettext("Meekijken kan alleen lezen."))
@@ -941,10 +942,44 @@ def viewer(request: HttpRequest, signed: str) -> HttpResponse:
     tv = bool(query) and request.GET.get("tv") == "1"  # a poll without a query parses none
     variant = f"{get_language()}{'-tv' if tv else ''}"
     mode = "live" if request.htmx else "page"
-    asked = request.headers.get("If-None-Match", "")
     # Only the poll as the page makes it is kept and served from the copy: a fragment for any
     # other query string (it is in the fragment's hx-get) is rendered for its asker alone.
     keep = request.htmx and query in ("", "tv=1")
+    # The middleware asked already and found it must be drawn: not the same query again.
+    if not getattr(request, "viewer_poll_missed", False):
+        response = _viewer_answer_undrawn(request, pk, variant, mode, keep=keep)
+        if response is not None:
+            return response
+    read = hotsql.session_and_log(pk)
+    if read is None:
+        raise Http404("no such session")
+    session, *log = read
+    base = f"lei-{pk}-{session.version}-{variant}"  # it may have moved on since: what is drawn
+    lei = _load_lei(session, log)
+    response = _viewer_render(request, session, lei, tv, base, variant, keep=keep)
+    return _viewer_headers(response, f'"{base}-{mode}"')
+
+
+def viewer_poll(request: HttpRequest, signed: str, tv: bool, language: str) -> HttpResponse | None:
+    """The answer to a poll as the viewer's page makes it, when it needs no drawing: a 304, or
+    the sheet another viewer of the table drew. None when it must be drawn (and the request
+    says so to the view), or for no such session or link: then the view answers it. For
+    ``scoring.middleware.ViewerPollMiddleware``."""
+    try:
+        pk = access.session_id_from_viewer_token(signed)
+        variant = f"{language}{'-tv' if tv else ''}"
+        response = _viewer_answer_undrawn(request, pk, variant, "live", keep=True)
+    except Http404:
+        return None
+    request.viewer_poll_missed = response is None
+    return response
+
+
+def _viewer_answer_undrawn(
+    request: HttpRequest, pk: int, variant: str, mode: str, *, keep: bool
+) -> HttpResponse | None:
+    """From the poll's one query: a 304, or the kept copy (if ``keep``); None: draw it."""
+    asked = request.META.get("HTTP_IF_NONE_MATCH", "")
     seen = max(
         (
             int(v)
@@ -959,19 +994,14 @@ def viewer(request: HttpRequest, signed: str) -> HttpResponse:
     version, kept = found
     etag = f'"lei-{pk}-{version}-{variant}-{mode}"'
     if etag in asked:
-        response: HttpResponse = HttpResponseNotModified()
-    elif kept is not None:
+        return _viewer_headers(HttpResponseNotModified(), etag)
+    if kept is not None:
         # Another viewer of this table drew this version; it was compressed then, once.
-        response = compression.kept_answer(request, kept)
-    else:
-        read = hotsql.session_and_log(pk)
-        if read is None:
-            raise Http404("no such session")
-        session, *log = read
-        base = f"lei-{pk}-{session.version}-{variant}"  # it may have moved on: what is drawn
-        lei = _load_lei(session, log)
-        response = _viewer_render(request, session, lei, tv, base, variant, keep=keep)
-        etag = f'"{base}-{mode}"'
+        return _viewer_headers(compression.kept_answer(request, kept), etag)
+    return None
+
+
+def _viewer_headers(response: HttpResponse, etag: str) -> HttpResponse:
     # Weak when compressed, as Django's GZipMiddleware makes it for the answers it compresses.
     response["ETag"] = f"W/{etag}" if response.get("Content-Encoding") == "gzip" else etag
     response["Cache-Control"] = "no-cache"

@@ -63,6 +63,10 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "toepen_site.middleware.ContentSecurityPolicyMiddleware",
+    # The viewers' poll, when it needs no drawing, is answered here (scoring/middleware.py).
+    "scoring.middleware.ViewerPollMiddleware",
     # gzip for the app's answers (not static files: whitenoise has them precompressed), minding
     # BREACH: scoring/compression.py says how.
     "scoring.compression.GZipMiddleware",
@@ -72,9 +76,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
-    "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
-    "toepen_site.middleware.ContentSecurityPolicyMiddleware",
     # Last, as django-axes asks: it answers a locked-out login with 429.
     "axes.middleware.AxesMiddleware",
 ]
