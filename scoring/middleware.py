@@ -29,9 +29,6 @@ from django.utils.translation import get_language_from_request
 
 from scoring import views
 
-# The only query strings the page's own poll sends (the fragment's hx-get), and its TV mode.
-_QUERIES = {"": False, "tv=1": True}
-
 
 class ViewerPollMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
@@ -48,7 +45,7 @@ class ViewerPollMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         meta = request.META
-        tv = _QUERIES.get(meta.get("QUERY_STRING", ""))
+        tv = views.PAGE_POLL_QUERIES.get(meta.get("QUERY_STRING", ""))
         if (
             tv is not None
             and request.method == "GET"

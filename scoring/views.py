@@ -923,6 +923,14 @@ def round_edit(request: HttpRequest, scorer: access.ScorerAccess, number: int) -
 
 # The viewer's ETags: "lei-<session>-<version>-<language>[-tv]-<live|page>".
 _ETAG = re.compile(r'"lei-(\d+)-(\d+)-([a-z-]+)-(live|page)"')
+# The query strings of the poll as the viewer's page makes it (the fragment's hx-get), each
+# with its TV mode: only those answers are kept and served from the copy.
+PAGE_POLL_QUERIES = {"": False, "tv=1": True}
+
+
+def _variant(language: str, tv: bool) -> str:
+    """What a kept sheet is drawn for besides its version: the language and the TV mode."""
+    return f"{language}-tv" if tv else language
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -940,11 +948,11 @@ def viewer(request: HttpRequest, signed: str) -> HttpResponse:
     pk = access.session_id_from_viewer_token(signed)
     query = request.META.get("QUERY_STRING", "")
     tv = bool(query) and request.GET.get("tv") == "1"  # a poll without a query parses none
-    variant = f"{get_language()}{'-tv' if tv else ''}"
+    variant = _variant(get_language(), tv)
     mode = "live" if request.htmx else "page"
-    # Only the poll as the page makes it is kept and served from the copy: a fragment for any
-    # other query string (it is in the fragment's hx-get) is rendered for its asker alone.
-    keep = request.htmx and query in ("", "tv=1")
+    # A fragment for any other query string (it is in the fragment's hx-get) is rendered for
+    # its asker alone.
+    keep = request.htmx and query in PAGE_POLL_QUERIES
     # The middleware asked already and found it must be drawn: not the same query again.
     if not getattr(request, "viewer_poll_missed", False):
         response = _viewer_answer_undrawn(request, pk, variant, mode, keep=keep)
@@ -967,8 +975,7 @@ def viewer_poll(request: HttpRequest, signed: str, tv: bool, language: str) -> H
     ``scoring.middleware.ViewerPollMiddleware``."""
     try:
         pk = access.session_id_from_viewer_token(signed)
-        variant = f"{language}{'-tv' if tv else ''}"
-        response = _viewer_answer_undrawn(request, pk, variant, "live", keep=True)
+        response = _viewer_answer_undrawn(request, pk, _variant(language, tv), "live", keep=True)
     except Http404:
         return None
     request.viewer_poll_missed = response is None
