@@ -260,7 +260,6 @@ def player_forms_tag(context) -> SafeString:
     parts: list[str] = []
     for p in lei.players:
         name = _escape(p.name)
-        label = {k: _escape(v) for k, v in p.labels.items()}
         marks = [badges[attr] for attr in _PLAYER_BADGES if getattr(p, attr)]
         if p.folded:
             marks.append(f'<span class="badge">{folded % {"cost": _escape(p.fold_cost)}}</span>')
@@ -270,20 +269,20 @@ def player_forms_tag(context) -> SafeString:
         if p.knock is None:
             actions.append(
                 '<button class="btn btn--big btn--primary" name="type" value="knock"'
-                f' aria-label="{label["knock"]}">{text["knock"]}</button>'
+                f' aria-label="{_escape(p.labels["knock"])}">{text["knock"]}</button>'
             )
         elif not p.folded:
-            actions.append(_disabled(label["knock_no"], text["knock"], p.knock))
+            actions.append(_disabled(_escape(p.labels["knock_no"]), text["knock"], p.knock))
         if p.answering:
             if p.stay is None:
                 actions.append(
                     '<button class="btn btn--big" name="type" value="stay"'
-                    f' aria-label="{label["stay"]}">{text["stay"]}</button>'
+                    f' aria-label="{_escape(p.labels["stay"])}">{text["stay"]}</button>'
                 )
             if p.fold is None:
                 actions.append(
                     '<button class="btn btn--big btn--danger" name="type" value="fold"'
-                    f' aria-label="{label["fold"]}">{text["fold"]}</button>'
+                    f' aria-label="{_escape(p.labels["fold"])}">{text["fold"]}</button>'
                 )
             else:
                 actions.append(f'<span class="btn__reason">{_escape(p.fold)}</span>')
@@ -350,6 +349,7 @@ def more_forms_tag(context) -> SafeString:
     view = lei.view
     url = _escape(context["urls"]["event"])
     options = lei.player_options
+    text = _more_texts(get_language())
 
     def form(kind: str, css: str, title: str, body: str) -> str:
         head = f'{hidden()}<input type="hidden" name="type" value="{kind}">'
@@ -365,33 +365,29 @@ def more_forms_tag(context) -> SafeString:
         )
         return form(kind, "stack", title, f'<div class="cluster">{buttons}</div>\n')
 
-    # Each text a literal gettext, so that makemessages finds it.
     parts: list[str] = []
     if view.blind_knock_possible:
         allowed = [p for p in lei.players if p.blind is None]
-        parts.append(choose_player("blind_knock", gettext("Blind toepen"), "blind", allowed))
+        parts.append(choose_player("blind_knock", text["blind_knock"], "blind", allowed))
     if view.laundry_possible:
-        nobody = _escape(gettext("niemand"))
-        genuine = _escape(gettext("Echt vuile was"))
         parts.append(
             form(
                 "laundry",
                 "form",
-                gettext("Vuile was"),
+                text["laundry"],
                 _field(
                     "laundry-player",
-                    gettext("Wie levert in"),
+                    text["laundry_player"],
                     f'<select id="laundry-player" name="player">{options}</select>',
                 )
                 + _field(
                     "laundry-challenger",
-                    gettext("Wie controleert"),
+                    text["laundry_challenger"],
                     f'<select id="laundry-challenger" name="challenger">'
-                    f'<option value="">{nobody}</option>{options}</select>',
+                    f'<option value="">{text["nobody"]}</option>{options}</select>',
                 )
                 + f'<label class="check"><input type="checkbox" name="genuine" value="on">'
-                f" {genuine}</label>\n"
-                + _button(gettext("Vuile was opschrijven"), gettext("Vuile was opschrijven")),
+                f" {text['genuine']}</label>\n" + text["laundry_button"],
             )
         )
     if view.four_of_a_kind_possible:
@@ -402,48 +398,73 @@ def more_forms_tag(context) -> SafeString:
             form(
                 "four_of_a_kind",
                 "form",
-                gettext("Vier gelijke"),
+                text["four"],
                 _field(
                     "four-player",
-                    gettext("Wie"),
+                    text["who"],
                     f'<select id="four-player" name="player">{options}</select>',
                 )
                 + _field(
                     "four-rank",
-                    gettext("Wat"),
+                    text["what"],
                     f'<select id="four-rank" name="rank">{ranks}</select>',
                 )
-                + _button(gettext("Vier gelijke: Toep!"), gettext("Toep!")),
+                + text["four_button"],
             )
         )
     parts.append(
         form(
             "penalty",
             "form",
-            gettext("Strafpunt"),
+            text["penalty"],
             _field(
                 "penalty-player",
-                gettext("Wie"),
+                text["who"],
                 f'<select id="penalty-player" name="player">{options}</select>',
             )
-            + _field(
-                "penalty-points",
-                gettext("Punten"),
-                '<input id="penalty-points" type="number" name="points" value="1" step="1">',
-            )
-            + _field(
-                "penalty-reason",
-                gettext("Reden"),
-                '<input id="penalty-reason" type="text" name="reason" maxlength="100">',
-            )
-            + _button(gettext("Strafpunt opschrijven"), gettext("Strafpunt opschrijven")),
+            + text["penalty_fields"],
         )
     )
     if view.jack_beaten_possible:
         allowed = [p for p in lei.players if p.jack_beaten is None]
-        title = gettext("Boer geslagen door vrouw")
-        parts.append(choose_player("jack_beaten", title, "jack_beaten", allowed))
+        parts.append(choose_player("jack_beaten", text["jack_beaten"], "jack_beaten", allowed))
     return mark_safe("".join(parts))  # noqa: S308  (every piece escaped above)
+
+
+@cache
+def _more_texts(language: str) -> dict[str, str]:
+    """The texts of ``more_forms`` in ``language`` (the active one), escaped, made once per
+    process, with the parts that hold nothing else (the buttons, the penalty's last fields): every
+    tap's answer draws them, and each ``gettext`` looks the language and its catalogues up
+    again. Each text a literal gettext, so that makemessages finds it."""
+    return {
+        "blind_knock": _escape(gettext("Blind toepen")),
+        "laundry": _escape(gettext("Vuile was")),
+        "laundry_player": _escape(gettext("Wie levert in")),
+        "laundry_challenger": _escape(gettext("Wie controleert")),
+        "nobody": _escape(gettext("niemand")),
+        "genuine": _escape(gettext("Echt vuile was")),
+        "laundry_button": _button(
+            gettext("Vuile was opschrijven"), gettext("Vuile was opschrijven")
+        ),
+        "four": _escape(gettext("Vier gelijke")),
+        "who": _escape(gettext("Wie")),
+        "what": _escape(gettext("Wat")),
+        "four_button": _button(gettext("Vier gelijke: Toep!"), gettext("Toep!")),
+        "penalty": _escape(gettext("Strafpunt")),
+        "penalty_fields": _field(
+            "penalty-points",
+            gettext("Punten"),
+            '<input id="penalty-points" type="number" name="points" value="1" step="1">',
+        )
+        + _field(
+            "penalty-reason",
+            gettext("Reden"),
+            '<input id="penalty-reason" type="text" name="reason" maxlength="100">',
+        )
+        + _button(gettext("Strafpunt opschrijven"), gettext("Strafpunt opschrijven")),
+        "jack_beaten": _escape(gettext("Boer geslagen door vrouw")),
+    }
 
 
 @register.simple_tag(name="presence_form", takes_context=True)
@@ -452,41 +473,51 @@ def presence_form_tag(context) -> SafeString:
     event (built here with ``more_forms``: three texts and a list per player)."""
     lei, hidden = context["lei"], context["hidden"]
     url = _escape(context["urls"]["presence"])
-    at_table = _escape(gettext("aan tafel"))
-    reasons = (
-        ("toilet", _escape(gettext("toilet"))),
-        ("drinks", _escape(gettext("drinken"))),
-    )
+    text = _presence_texts(get_language())
     fields = []
     for number, (name, away) in enumerate(lei.presence):
         choices = "".join(
-            f'<option value="{value}"{" selected" if away == value else ""}>{text}</option>\n'
-            for value, text in reasons
+            f'<option value="{value}"{" selected" if away == value else ""}>{reason}</option>\n'
+            for value, reason in text["reasons"]
         )
         fields.append(
             _field(
                 f"absent-{number}",
                 name,
                 f'<select id="absent-{number}" name="absent_{number}">\n'
-                f'<option value="">{at_table}</option>\n{choices}</select>',
+                f'<option value="">{text["at_table"]}</option>\n{choices}</select>',
             )
         )
-    help_text = _escape(
-        gettext(
-            "Vóór de eerste gebeurtenis van de ronde. Toilet: gedeeld, weg bij de eerste toep. "
-            "Drinken: deze ronde niet mee."
-        )
+    body = f"{text['help']}{''.join(fields)}{text['rest']}"
+    return mark_safe(  # noqa: S308  (every piece escaped above)
+        _form(url, "form", hidden(), text["title"], body)
+    )
+
+
+@cache
+def _presence_texts(language: str) -> dict[str, Any]:
+    """The texts of ``presence_form`` in ``language`` (the active one), escaped, made once per
+    process (see ``_more_texts``), with the parts that hold nothing else. Each text a literal
+    gettext, so that makemessages finds it."""
+    help_text = gettext(
+        "Vóór de eerste gebeurtenis van de ronde. Toilet: gedeeld, weg bij de eerste toep. "
+        "Drinken: deze ronde niet mee."
     )
     join = _field(
         "join-name",
         gettext("Speler erbij"),
         '<input id="join-name" type="text" name="join" maxlength="40" autocomplete="off">',
     )
-    save = _button(gettext("Aanwezigheid opslaan"), gettext("Opslaan"))
-    body = f'<p class="helptext">{help_text}</p>\n{"".join(fields)}{join}{save}'
-    return mark_safe(  # noqa: S308  (every piece escaped above)
-        _form(url, "form", hidden(), gettext("Afwezig en speler erbij"), body)
-    )
+    return {
+        "title": _escape(gettext("Afwezig en speler erbij")),
+        "help": f'<p class="helptext">{_escape(help_text)}</p>\n',
+        "at_table": _escape(gettext("aan tafel")),
+        "reasons": (
+            ("toilet", _escape(gettext("toilet"))),
+            ("drinks", _escape(gettext("drinken"))),
+        ),
+        "rest": join + _button(gettext("Aanwezigheid opslaan"), gettext("Opslaan")),
+    }
 
 
 def _form(url: str, css: str, head: str, title: str, body: str) -> str:
