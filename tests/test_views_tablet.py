@@ -248,6 +248,23 @@ def test_the_more_forms_speak_the_tablets_language_and_each_has_its_key(scorer, 
     assert len(keys) == len(set(keys)) == 6  # the four event forms, presence and finish
 
 
+@pytest.mark.parametrize("first", ["nl", "en", "de"])
+def test_the_more_forms_texts_are_kept_per_language(scorer, session, first):
+    # The Meer and presence forms' texts are made once per process and language
+    # (lei._more_texts, lei._presence_texts): one language's texts never reach another's tablet,
+    # whichever language a worker drew first.
+    texts = {
+        "nl": ("<h3>Strafpunt</h3>", "<h3>Afwezig en speler erbij</h3>", ">aan tafel</option>"),
+        "en": ("<h3>Penalty point</h3>", "<h3>Away and new players</h3>", ">at the table</option>"),
+        "de": ("<h3>Strafpunkt</h3>", "<h3>Abwesend und neue Spieler</h3>", ">am Tisch</option>"),
+    }
+    for language in [first, *(other for other in texts if other != first)]:
+        html = scorer.get(tablet_url(session), HTTP_ACCEPT_LANGUAGE=language).content.decode()
+        more = html[html.index('id="more"') : html.index("</details>", html.index('id="more"'))]
+        for text in texts[language]:
+            assert text in more, (language, text)
+
+
 def test_presence_after_the_first_event_is_refused(scorer, session):
     post_event(scorer, session, "knock", "Bas")
     session.refresh_from_db()
