@@ -31,6 +31,12 @@ def tablet_url(session: Session) -> str:
     return reverse("tablet", args=[session.pk])
 
 
+def more_section(html: str) -> str:
+    """The round panel's "Meer" (``<details id="more">``) of a tablet page."""
+    start = html.index('id="more"')
+    return html[start : html.index("</details>", start)]
+
+
 def event_url(session: Session) -> str:
     return reverse("session_event", args=[session.pk])
 
@@ -235,8 +241,7 @@ def test_the_more_forms_speak_the_tablets_language_and_each_has_its_key(scorer, 
     url = reverse("session_presence", args=[session.pk])
     scorer.post(url, {"version": 0, "key": "p1", "absent_1": "drinks"}, **HX)
     html = scorer.get(tablet_url(session), HTTP_ACCEPT_LANGUAGE="en").content.decode()
-    more = html[html.index('id="more"') :]
-    more = more[: more.index("</details>")]
+    more = more_section(html)
     # Standaard rules, before the round's first event: no "boer geslagen" (a house rule).
     types = re.findall(r'name="type" value="([a-z_]+)"', more)
     assert types == ["blind_knock", "laundry", "four_of_a_kind", "penalty"]
@@ -260,7 +265,7 @@ def test_the_more_forms_texts_are_kept_per_language(scorer, session, first):
     }
     for language in [first, *(other for other in texts if other != first)]:
         html = scorer.get(tablet_url(session), HTTP_ACCEPT_LANGUAGE=language).content.decode()
-        more = html[html.index('id="more"') : html.index("</details>", html.index('id="more"'))]
+        more = more_section(html)
         for text in texts[language]:
             assert text in more, (language, text)
 
