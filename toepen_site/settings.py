@@ -85,7 +85,9 @@ ROOT_URLCONF = "toepen_site.urls"
 
 TEMPLATES = [
     {
-        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        # Django's, letting go of each page's context once it is drawn (toepen_site/templates.py).
+        "BACKEND": "toepen_site.templates.DjangoTemplates",
+        "NAME": "django",
         "DIRS": [BASE_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
