@@ -252,7 +252,42 @@ def endpoint_table(out: dict[str, Any], concurrency: int) -> tuple[str, dict[str
         " shared machine's speed drifts within a run (the floor alone, measured first and"
         f" last, is in the first and last rows). Errors: {errors}; {others_text(out)}.",
     ]
+    if out.get("cpu"):
+        lines += ["", *cpu_table(out["cpu"], order)]
     return "\n".join(lines), ratios
+
+
+def cpu_table(cpu: dict[str, dict[str, float]], order: list[str]) -> list[str]:
+    """The CPU of a request of each type, per process kind, in the blocks that measured it."""
+    lines = [
+        "| request | requests | gunicorn ms | PostgreSQL ms | load generator ms "
+        "| the whole machine ms | x the floor's |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    floor = cpu["floor"]
+    per = {kind: spent["machine_cpu_s"] / spent["requests"] for kind, spent in cpu.items()}
+    for kind in order:
+        spent = cpu.get(kind)
+        if kind == "floor (again, last)" or not spent:
+            continue
+        n = spent["requests"]
+        name = "event and undo POSTs" if kind == "event POST" else kind
+        lines.append(
+            f"| {name} | {n:.0f} | {1000 * spent['app_cpu_s'] / n:.2f}"
+            f" | {1000 * spent['db_cpu_s'] / n:.2f} | {1000 * spent['loadgen_cpu_s'] / n:.2f}"
+            f" | {1000 * per[kind]:.2f} | {per[kind] / per['floor']:.1f} |"
+        )
+    lines += [
+        "",
+        "The CPU a request took in the blocks that measured it (utime + stime from `/proc`),"
+        " by process: gunicorn's workers, PostgreSQL, the load generator, and the whole"
+        " machine. The floor's row is every floor block of the run; the event POST's holds"
+        f" its undos too. {floor['requests']:.0f} floor requests took"
+        f" {1000 * floor['loadgen_cpu_s'] / floor['requests']:.2f} ms of the load generator's"
+        " CPU each: with the load generator on the same two cores, a 4-client closed loop's"
+        " latency follows the whole machine's CPU a request, the client's included.",
+    ]
+    return lines
 
 
 def answered(out: dict[str, Any]) -> int:

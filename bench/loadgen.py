@@ -345,23 +345,41 @@ async def endpoints(spec: dict[str, Any], recorder: Recorder) -> dict[str, Any]:
                                headers={"Accept-Encoding": "gzip"})  # fmt: skip
     warmup = Recorder()
     times: dict[str, float] = {}
+    # The CPU of each request type's measured blocks, per process kind (CpuSample's, and this
+    # load generator's own), and how many requests they answered; every floor block is "floor".
+    cpu: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
 
-    def floor_next_to(kind: str):
+    def cpu_from() -> tuple[CpuSample, float]:
+        return CpuSample.take(spec["app_pids"]), _own_cpu()
+
+    def cpu_to(kind: str, since: tuple[CpuSample, float], requests: int) -> None:
+        sample, own = since
+        spent = cpu["floor" if kind.startswith("floor") else kind]
+        for name, value in CpuSample.take(spec["app_pids"]).since(sample).items():
+            spent[name] += value
+        spent["loadgen_cpu_s"] += _own_cpu() - own
+        spent["requests"] += requests
+
+    async def floor_next_to(kind: str) -> None:
         """A block of the floor, recorded as the floor of ``kind``: every request type is
         measured in blocks, each after a block of the floor, so that it is compared with the
         floor of the same seconds (the shared machine's speed drifts within a run)."""
         block = max(20, count // BLOCKS // 2)
         label = f"{FLOOR_NEXT_TO}{kind}"
-        return closed_loop(block, concurrency, lambda w: get("/bench/floor/", label, recorder))
+        since = cpu_from()
+        await closed_loop(block, concurrency, lambda w: get("/bench/floor/", label, recorder))
+        cpu_to("floor", since, block)
 
     async def run(kind: str, call, n: int = count) -> None:
         await closed_loop(max(20, n // 20), concurrency, lambda w: call(w, warmup))
         busy = 0.0
         for _ in range(BLOCKS):
             await floor_next_to(kind)
+            since = cpu_from()
             start = time.perf_counter()
             await closed_loop(n // BLOCKS, concurrency, lambda w: call(w, recorder))
             busy += time.perf_counter() - start
+            cpu_to(kind, since, n // BLOCKS)
         times[kind] = busy
 
     async def get(url: str, kind: str, rec: Recorder, headers: dict[str, str] | None = None):
@@ -422,12 +440,18 @@ async def endpoints(spec: dict[str, Any], recorder: Recorder) -> dict[str, Any]:
             mine[k % len(mine)].plan([k + 1])
     recorder_count = len(recorder.ms["event POST"])
     elapsed = 0.0
+
+    def posts() -> int:
+        return len(recorder.ms["event POST"]) + len(recorder.ms["undo POST"])
+
     for block in range(1, BLOCKS + 1):
         await floor_next_to("event POST")
+        since, posted = cpu_from(), posts()
         start = time.perf_counter()
         while len(recorder.ms["event POST"]) - recorder_count < count * block // BLOCKS:
             await closed_loop(concurrency * 10, concurrency, lambda w: tap(w, recorder))
         elapsed += time.perf_counter() - start
+        cpu_to("event POST", since, posts() - posted)  # the undos' CPU with the events'
     times["event POST"] = times["undo POST"] = elapsed  # both in the same interval
 
     tablet_cycle = itertools.cycle(tablets)
@@ -446,7 +470,7 @@ async def endpoints(spec: dict[str, Any], recorder: Recorder) -> dict[str, Any]:
     for t in tablets:
         await t.client.aclose()
     await client.aclose()
-    return {"seconds": times, "warmup_errors": warmup.errors}
+    return {"seconds": times, "warmup_errors": warmup.errors, "cpu": cpu}
 
 
 async def sizes(spec: dict[str, Any], recorder: Recorder) -> dict[str, Any]:
