@@ -41,11 +41,11 @@ class Template(django_backend.Template):
 
 
 class DjangoTemplates(django_backend.DjangoTemplates):
+    """Django's backend, its templates wrapped in the ``Template`` above (finding them, and
+    reporting one that is missing, stay Django's)."""
+
     def from_string(self, template_code: str) -> Template:
-        return Template(self.engine.from_string(template_code), self)
+        return Template(super().from_string(template_code).template, self)
 
     def get_template(self, template_name: str) -> Template:
-        try:
-            return Template(self.engine.get_template(template_name), self)
-        except TemplateDoesNotExist as exc:
-            django_backend.reraise(exc, self)
+        return Template(super().get_template(template_name).template, self)
