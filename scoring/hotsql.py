@@ -295,7 +295,9 @@ def _read_together(statements: list[tuple[str, list[Any]]]) -> list[list[tuple[A
         with _together():
             for cursor, (sql, params) in zip(cursors, statements, strict=True):
                 cursor.execute(sql, params)
-            return [cursor.fetchall() for cursor in cursors]
+        # Read once the block has ended: its end fetches every answer in the one round trip
+        # that ends the pipeline (a read inside it would ask for them in one more).
+        return [cursor.fetchall() for cursor in cursors]
 
 
 @contextlib.contextmanager
@@ -397,13 +399,35 @@ class Writes:
             )
         )
 
-    def send(self) -> None:
+    def send(self, *, commit: bool = False) -> None:
+        """Send what is kept. ``commit``: these are the last statements of the transaction, and
+        when it is this atomic block's own (``_owns_transaction``), its COMMIT goes with them,
+        in the same round trip. Django's commit at the end of the block then finds no
+        transaction open and sends nothing (psycopg's ``commit`` returns at once on an idle
+        connection), and runs its ``on_commit`` callbacks as always. Nothing may run in the
+        block after it. A statement that fails takes the COMMIT with it: PostgreSQL skips the
+        rest of the batch, and the block rolls back as before."""
         statements, self._statements = self._statements, []
+        if commit and _owns_transaction():
+            statements.append(("COMMIT", []))
         if not statements:
             return
         with connection.cursor() as cursor, _together():
             for sql, params in statements:
                 cursor.execute(sql, params)
+
+
+def _owns_transaction() -> bool:
+    """Whether the atomic block being run is the outermost, on PostgreSQL: the transaction is
+    its own, not one it is nested in (another block's, or a test's)."""
+    db = _db()
+    return (
+        db.vendor == "postgresql"
+        and db.in_atomic_block
+        and db.commit_on_exit
+        and not db.savepoint_ids
+        and not db.needs_rollback
+    )
 
 
 def _value(instance: Model, field: Any, db: Any, *, add: bool) -> Any:

@@ -568,7 +568,7 @@ def _write(
         )
         if key:
             writes.insert(IdempotencyKey(session=locked, key=key, response=outcome.as_json()))
-        writes.send()
+        writes.send(commit=True)  # the last of the block: its COMMIT goes with them
     _refresh(session, locked)
     return outcome
 
