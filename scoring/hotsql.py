@@ -24,7 +24,7 @@ ORM.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any, TypeVar
 
@@ -174,7 +174,7 @@ def session_and_log(pk: int) -> tuple[Session, list[Seat], list[Round]] | None:
     """A viewer's first draw of a version: the session ``pk`` with its club (nobody's
     membership asked), and its seats and rounds as ``seats_and_rounds`` gives them, in one
     round trip on PostgreSQL. None: no such session."""
-    session_rows, seat_rows, round_rows = _read_together(
+    session_rows, seat_rows, round_rows = _run_together(
         [
             (_scorer_sql(), [None, None, ClubMembership.Role.ADMIN, pk]),
             (_seats_sql(), [pk]),
@@ -274,7 +274,7 @@ def lock_and_read(
     if key:
         statements.append((_key_sql(), [pk, key]))
     statements += [(_seats_sql(), [pk]), (_rounds_sql(), [pk])]
-    results = _read_together(statements)
+    results = _run_together(statements)
     locked = _locked(results[0], pk)
     return locked, _answer(results[1]) if key else None, _seats(results[-2]), _rounds(results[-1])
 
@@ -282,34 +282,19 @@ def lock_and_read(
 def seats_and_rounds(session_id: int) -> tuple[list[Seat], list[Round]]:
     """``seats`` and ``rounds`` of the session, in one round trip on PostgreSQL: the log a
     page or a viewer's sheet is drawn from."""
-    seat_rows, round_rows = _read_together(
+    seat_rows, round_rows = _run_together(
         [(_seats_sql(), [session_id]), (_rounds_sql(), [session_id])]
     )
     return _seats(seat_rows), _rounds(round_rows)
 
 
-def _read_together(statements: list[tuple[str, list[Any]]]) -> list[list[tuple[Any, ...]]]:
-    """The rows of each statement, all sent ``_together``."""
-    with contextlib.ExitStack() as stack:
-        cursors = [stack.enter_context(connection.cursor()) for _ in statements]
-        with _together():
-            for cursor, (sql, params) in zip(cursors, statements, strict=True):
-                cursor.execute(sql, params)
-        # Read once the block has ended: its end fetches every answer in the one round trip
-        # that ends the pipeline (a read inside it would ask for them in one more).
-        return [cursor.fetchall() for cursor in cursors]
-
-
-@contextlib.contextmanager
-def _together() -> Iterator[None]:
-    """Statements run in this block go to PostgreSQL together, in order, and their answers
-    come back together: psycopg's pipeline mode; elsewhere one after the other."""
-    if connection.vendor != "postgresql":
-        yield
-        return
-    # Django's exceptions, as its cursors raise them, for what the pipeline raises at its end.
-    with connection.wrap_database_errors, connection.connection.pipeline():
-        yield
+def _run_together(statements: list[tuple[str, list[Any]]]) -> list[list[tuple[Any, ...]]]:
+    """The rows of each statement (none for a write): on PostgreSQL all in one round trip
+    (``run_together`` of toepen_site/postgresql), elsewhere one after the other."""
+    db = _db()
+    if hasattr(db, "run_together"):
+        return db.run_together(statements)
+    return [_run(sql, params) for sql, params in statements]
 
 
 def insert(instance: Model) -> None:
@@ -410,11 +395,8 @@ class Writes:
         statements, self._statements = self._statements, []
         if commit and _owns_transaction():
             statements.append(("COMMIT", []))
-        if not statements:
-            return
-        with connection.cursor() as cursor, _together():
-            for sql, params in statements:
-                cursor.execute(sql, params)
+        if statements:
+            _run_together(statements)
 
 
 def _owns_transaction() -> bool:

@@ -113,3 +113,48 @@ def test_run_is_in_the_query_log_while_queries_are_counted(other):
         other.run("SELECT %s", [7])
         other.run("SELECT %s", [8])
     assert [q["sql"] for q in log] == ["SELECT 7", "SELECT 8"]
+
+
+def test_run_together_gives_each_statements_rows_in_order(other):
+    other.run("CREATE TEMPORARY TABLE t (x int)", [])
+    assert other.run_together(
+        [
+            ("SELECT %s + 1, %s", [41, "x"]),
+            ("INSERT INTO t VALUES (%s), (%s)", [1, 2]),
+            ("SELECT 1 WHERE false", []),
+            ("SELECT x FROM t ORDER BY x", []),  # it sees the write before it
+        ]
+    ) == [[(42, "x")], [], [], [(1,), (2,)]]
+
+
+def test_run_together_raises_djangos_exceptions_and_runs_nothing_after_the_error(other):
+    other.run("CREATE TEMPORARY TABLE t (x int)", [])
+    with pytest.raises(ProgrammingError):
+        other.run_together(
+            [
+                ("SELECT no_such_column FROM pg_class", []),
+                ("INSERT INTO t VALUES (1)", []),
+            ]
+        )
+    assert other.run_together([("SELECT count(*) FROM t", [])]) == [[(0,)]]
+
+
+def test_run_together_is_in_the_query_log_while_queries_are_counted(other):
+    with CaptureQueriesContext(other) as log:
+        rows = other.run_together([("SELECT %s", [7]), ("SELECT %s", [8])])
+    assert rows == [[(7,)], [(8,)]]
+    assert [q["sql"] for q in log] == ["SELECT 7", "SELECT 8"]
+
+
+def test_run_together_after_the_server_ended_the_connection(other):
+    """Its statements are checked as a cursor's are: the health check replaces the
+    connection before them."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(%s)", [other.run("SELECT pg_backend_pid()", [])[0][0]]
+        )
+    deadline = time.monotonic() + 5
+    while other.is_usable() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    start_request(other)
+    assert other.run_together([("SELECT 42", []), ("SELECT 43", [])]) == [[(42,)], [(43,)]]

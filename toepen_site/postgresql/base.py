@@ -19,11 +19,14 @@ the connection keeps, instead of a new cursor and Django's wrapper for each. A v
 one statement, and those two cost about 40 µs of its CPU, as much as psycopg's own work to send
 it and read the answer (BENCHMARKS.md, "Friday night at scale"). While something watches the
 statements (the query log of ``DEBUG`` and of the tests' query counts, an execute wrapper),
-``run`` goes through Django's cursor as before, so they see every one.
+``run`` goes through Django's cursor as before, so they see every one. ``run_together`` does
+the same for statements sent in one round trip (psycopg's pipeline mode): a tap's lock and
+reads, and its writes.
 """
 
 from __future__ import annotations
 
+import contextlib
 import select
 from collections.abc import Sequence
 from typing import Any
@@ -51,8 +54,33 @@ class DatabaseWrapper(base.DatabaseWrapper):
             if cursor is None or cursor.closed or cursor.connection is not self.connection:
                 cursor = self._kept_cursor = self.create_cursor()  # a new connection
             cursor.execute(sql, params)
-            # rownumber: whether it gave rows, without describing their columns.
-            return cursor.fetchall() if cursor.rownumber is not None else []
+            return _rows(cursor)
+
+    def run_together(
+        self, statements: Sequence[tuple[str, Sequence[Any]]]
+    ) -> list[list[tuple[Any, ...]]]:
+        """The rows of each statement (none for a write), all sent in one round trip: psycopg's
+        pipeline mode, on psycopg cursors made for them, checked once as ``run`` checks its
+        statement. Through Django's cursors, as ``run``, while something watches."""
+        watched = self.queries_logged or self.execute_wrappers
+        if not watched:
+            self.close_if_health_check_failed()
+            self.ensure_connection()
+            self.validate_thread_sharing()
+            self.validate_no_broken_transaction()
+        with contextlib.ExitStack() as stack:
+            if watched:
+                cursors = [stack.enter_context(self.cursor()) for _ in statements]
+            else:
+                stack.enter_context(self.wrap_database_errors)
+                cursors = [stack.enter_context(self.create_cursor()) for _ in statements]
+            # Django's exceptions for what the pipeline raises when it ends.
+            with self.wrap_database_errors, self.connection.pipeline():
+                for cursor, (sql, params) in zip(cursors, statements, strict=True):
+                    cursor.execute(sql, params)
+            # Read once the pipeline has ended: its end fetches every answer in the one round
+            # trip that ends it (a read inside it would ask for them in one more).
+            return [_rows(cursor) for cursor in cursors]
 
     def is_usable(self) -> bool:
         connection = self.connection
@@ -67,3 +95,10 @@ class DatabaseWrapper(base.DatabaseWrapper):
             except (OSError, ValueError):
                 return False
         return super().is_usable()
+
+
+def _rows(cursor: Any) -> list[tuple[Any, ...]]:
+    """What a statement's cursor holds: its rows, none for a write. (On a psycopg cursor,
+    ``rownumber`` tells whether it gave rows, without describing their columns; Django's
+    wrapper of one passes it on.)"""
+    return cursor.fetchall() if cursor.rownumber is not None else []
