@@ -14,8 +14,10 @@ model instances whose values went through the fields' own converters, exactly as
 them: nothing is deferred.
 
 On PostgreSQL a write's reads go in one round trip (``lock_and_read``) and what it stores in
-another (``Writes``), with psycopg's pipeline mode: a round trip is a wait on PostgreSQL and
-back, and under load every wait is a turn in the queue for the cores (BENCHMARKS.md).
+another (``Writes``), with its COMMIT, with psycopg's pipeline mode (``run_together`` of
+toepen_site/postgresql): a round trip is a wait on PostgreSQL and back, and under load every
+wait is a turn in the queue for the cores (BENCHMARKS.md; ``tests/test_round_trips.py`` counts
+them).
 
 The rarer statements of a write (the seats of a player who joins or leaves again) stay in the
 ORM.
