@@ -43,6 +43,18 @@ def start_request(wrapper) -> None:
     assert not wrapper.health_check_done
 
 
+def end_on_the_server(wrapper) -> int:
+    """End ``wrapper``'s connection from PostgreSQL's side, as a restart does, and wait until
+    the connection has heard of it; its backend's pid."""
+    pid, _ = backend(wrapper)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
+    deadline = time.monotonic() + 5
+    while wrapper.is_usable() and time.monotonic() < deadline:  # the goodbye is on its way
+        time.sleep(0.01)
+    return pid
+
+
 def test_a_quiet_idle_connection_is_used_without_asking_the_server(other):
     pid, statement = backend(other)
     start_request(other)
@@ -54,12 +66,7 @@ def test_a_quiet_idle_connection_is_used_without_asking_the_server(other):
 
 
 def test_a_connection_the_server_ended_is_replaced_before_the_first_query(other):
-    pid, _ = backend(other)
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
-    deadline = time.monotonic() + 5
-    while other.is_usable() and time.monotonic() < deadline:  # the goodbye is on its way
-        time.sleep(0.01)
+    pid = end_on_the_server(other)
     assert not other.is_usable()
 
     start_request(other)
@@ -91,13 +98,7 @@ def test_run_goes_on_after_the_connection_was_replaced(other):
     pid = other.run("SELECT pg_backend_pid()", [])[0][0]
     other.close()  # as CONN_MAX_AGE ends it, or the health check after a restart
     assert other.run("SELECT pg_backend_pid()", [])[0][0] != pid
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT pg_terminate_backend(%s)", [other.run("SELECT pg_backend_pid()", [])[0][0]]
-        )
-    deadline = time.monotonic() + 5
-    while other.is_usable() and time.monotonic() < deadline:
-        time.sleep(0.01)
+    end_on_the_server(other)
     start_request(other)
     assert other.run("SELECT 42", []) == [(42,)]  # the health check replaced it first
 
@@ -149,12 +150,6 @@ def test_run_together_is_in_the_query_log_while_queries_are_counted(other):
 def test_run_together_after_the_server_ended_the_connection(other):
     """Its statements are checked as a cursor's are: the health check replaces the
     connection before them."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT pg_terminate_backend(%s)", [other.run("SELECT pg_backend_pid()", [])[0][0]]
-        )
-    deadline = time.monotonic() + 5
-    while other.is_usable() and time.monotonic() < deadline:
-        time.sleep(0.01)
+    end_on_the_server(other)
     start_request(other)
     assert other.run_together([("SELECT 42", []), ("SELECT 43", [])]) == [[(42,)], [(43,)]]
