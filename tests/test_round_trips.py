@@ -19,8 +19,8 @@ from django.urls import reverse
 from psycopg import pq
 
 from scoring import hotsql, services
-from scoring.models import AuditEntry, Club, Round, Session
-from tests.conftest import PEOPLE, make_session, play_rounds
+from scoring.models import AuditEntry, Round, Session
+from tests.conftest import PEOPLE, play_rounds
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -68,11 +68,6 @@ def traced() -> Iterator[list[Trace]]:
             psycopg_connection.prepare_threshold = threshold
         file.seek(0)
         out.append(Trace(file.read().decode()))
-
-
-@pytest.fixture
-def session(db) -> Session:
-    return make_session(Club.objects.create(name="De Gouden Boer", slug="gouden-boer"))
 
 
 def test_a_tap_from_a_tablet_with_the_scorer_link_waits_on_postgresql_five_times(client, session):

@@ -43,12 +43,8 @@ class DatabaseWrapper(base.DatabaseWrapper):
         if self.queries_logged or self.execute_wrappers:
             with self.cursor() as cursor:
                 cursor.execute(sql, params)
-                return cursor.fetchall() if cursor.description else []
-        # What self.cursor() and its wrapper's execute() check, in their order.
-        self.close_if_health_check_failed()
-        self.ensure_connection()
-        self.validate_thread_sharing()
-        self.validate_no_broken_transaction()
+                return _rows(cursor)
+        self._check_as_a_cursor_does()
         with self.wrap_database_errors:
             cursor = self._kept_cursor
             if cursor is None or cursor.closed or cursor.connection is not self.connection:
@@ -64,23 +60,24 @@ class DatabaseWrapper(base.DatabaseWrapper):
         statement. Through Django's cursors, as ``run``, while something watches."""
         watched = self.queries_logged or self.execute_wrappers
         if not watched:
-            self.close_if_health_check_failed()
-            self.ensure_connection()
-            self.validate_thread_sharing()
-            self.validate_no_broken_transaction()
-        with contextlib.ExitStack() as stack:
-            if watched:
-                cursors = [stack.enter_context(self.cursor()) for _ in statements]
-            else:
-                stack.enter_context(self.wrap_database_errors)
-                cursors = [stack.enter_context(self.create_cursor()) for _ in statements]
-            # Django's exceptions for what the pipeline raises when it ends.
-            with self.wrap_database_errors, self.connection.pipeline():
+            self._check_as_a_cursor_does()
+        # Django's exceptions, for what the cursors and the pipeline's end raise.
+        with contextlib.ExitStack() as stack, self.wrap_database_errors:
+            make = self.cursor if watched else self.create_cursor
+            cursors = [stack.enter_context(make()) for _ in statements]
+            with self.connection.pipeline():
                 for cursor, (sql, params) in zip(cursors, statements, strict=True):
                     cursor.execute(sql, params)
             # Read once the pipeline has ended: its end fetches every answer in the one round
             # trip that ends it (a read inside it would ask for them in one more).
             return [_rows(cursor) for cursor in cursors]
+
+    def _check_as_a_cursor_does(self) -> None:
+        """What ``self.cursor()`` and its wrapper's ``execute()`` check, in their order."""
+        self.close_if_health_check_failed()
+        self.ensure_connection()
+        self.validate_thread_sharing()
+        self.validate_no_broken_transaction()
 
     def is_usable(self) -> bool:
         connection = self.connection
