@@ -28,7 +28,7 @@ PLAYERS = ["Anne", "Bas", "Cees", "Dirk"]
 @pytest.mark.django_db(transaction=True)
 def test_twenty_tablets_recording_at_once_lose_and_double_nothing():
     club = Club.objects.create(name="De Gouden Boer", slug="gouden-boer")
-    # max_points high enough that all the rounds do not end the session.
+    # max_points high enough that the session does not end before the last round.
     session = services.session_start(club=club, players=PLAYERS, overrides={"max_points": 1000})
     errors: list[BaseException] = []
     replayed = Counter()
