@@ -1,0 +1,1094 @@
+"""The toernooi: check-in, the draw of each series, its tables' games, standings, final table.
+
+A tournament is made of sessions (DESIGN.md decision 9). The life of a series:
+
+1. ``series_draw`` seats the players present (``scoring.draw``: tables of 4, or 3 and 5;
+   repeat opponents avoided); the organiser may ``series_swap`` two players or
+   ``series_redraw`` (e.g. after a late check-in) while it is only drawn;
+2. ``series_start`` gives each table an ordinary ``Session`` (``services.session_start``): the
+   tablet, viewers, corrections and archive work on it unchanged;
+3. each table's game ends by the engine (the toepkoning) or, for "after N rounds" and "at a
+   time", by the organiser (``table_finish`` → ``services.session_finish``: the places are then
+   the engine's current order, by total); a paper lei is entered with ``table_enter_totals``
+   or ``table_enter_rounds`` (the engine checks the rounds);
+4. ``series_finish`` closes the series when every table is over.
+
+The standings (``tournament_standings``) are computed on every call from the tables'
+``SessionResult`` rows, so a correction of a table's game is in them at once, and while a
+series runs they are provisional (the tables' current places).
+
+Decisions where the issue is silent:
+
+- **Shared places share the points**: players sharing a place at a table get the average of the
+  points of the places they cover, rounded to a whole point, halves up (two tied 2nd of
+  10/7/5/3/1: (7 + 5) / 2 = 6; two tied 1st: 8.5 → 9). Places beyond the list score 0.
+- **Tie-breakers** in this order: more table points, fewer strafpunten over all series, more
+  toepkoningen, then head-to-head among the players still tied (who finished above whom at the
+  tables where they met: wins minus losses). Players equal on all of these share the place.
+- **Check-in while a series is drawn but not started** counts for that series: the start is
+  refused until the organiser draws it again (``series_redraw``); the same for a withdrawal
+  then. Once a series has started, a late arrival plays from the next one and a player who
+  leaves plays out their table (the game goes on) and is out of the next draw.
+- **A paper lei's totals** record the places by total (lowest first) and no toepkoning; enter
+  the rounds for the toepkoning to count.
+- **The final table** takes the top four of the standings after the last series (a tie for
+  4th place that the tie-breakers cannot decide is decided by lot, with the draw's seed). Its
+  places decide places 1-4 (players sharing a final place keep their standings order); the
+  rest follow the standings.
+"""
+
+from __future__ import annotations
+
+import datetime
+import random
+import secrets
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations, pairwise
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django.utils.functional import Promise
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
+
+from scoring import draw as drawing
+from scoring import services
+from scoring.engine import Refusal, resolve_rules
+from scoring.forms import refusal_text
+from scoring.models import (
+    Club,
+    Player,
+    Season,
+    Series,
+    Session,
+    SessionResult,
+    TableSeat,
+    Tournament,
+    TournamentEntry,
+    TournamentTable,
+)
+
+MIN_PLAYERS = drawing.MIN_TABLE
+FINAL_TABLE_SIZE = 4
+MAX_PLAYERS = 400  # a draw's work grows with the players: a bound on what one request does
+OVER = (Session.Status.FINISHED, Session.Status.LOCKED)
+
+
+# --- refusals ------------------------------------------------------------------------------
+
+
+class TournamentError(services.ServiceError):
+    """A toernooi write refused before anything changed; the message is for the organiser."""
+
+
+class TooFewPlayers(TournamentError):
+    def __init__(self, count: int, number: int) -> None:
+        self.count = count
+        super().__init__(
+            _(
+                "Voor serie %(number)s zijn %(count)s spelers aangemeld: een tafel heeft er"
+                " minstens %(min)s nodig."
+            )
+            % {"number": number, "count": count, "min": MIN_PLAYERS}
+        )
+
+
+class SeriesNotDone(TournamentError):
+    """A table of the series is still playing."""
+
+    def __init__(self, series: Series, tables: Sequence[int]) -> None:
+        self.tables = list(tables)
+        numbers = ", ".join(str(n) for n in self.tables)
+        super().__init__(
+            ngettext(
+                "Serie %(series)s is nog niet klaar: tafel %(tables)s speelt nog.",
+                "Serie %(series)s is nog niet klaar: de tafels %(tables)s spelen nog.",
+                len(self.tables),
+            )
+            % {"series": series.number, "tables": numbers}
+        )
+
+
+class DrawTaken(TournamentError):
+    """Another organiser drew this series a moment ago (or the page was out of date)."""
+
+    def __init__(self, expected: int, current: int) -> None:
+        self.expected = expected
+        self.current = current
+        super().__init__(
+            _(
+                "Serie %(expected)s is al geloot (door een andere organisator?): de laatste"
+                " geloote serie is %(current)s. Bekijk de nieuwe indeling."
+            )
+            % {"expected": expected, "current": current}
+        )
+
+
+class SeatedTwice(TournamentError):
+    def __init__(self, player: Player) -> None:
+        super().__init__(
+            _("%(player)s zou dan twee keer aan tafel zitten in deze serie.")
+            % {"player": player.name}
+        )
+
+
+class PaperLeiRefused(TournamentError):
+    """A paper lei that breaks the rules: the engine's refusal, in the organiser's language."""
+
+    def __init__(self, refusal: Refusal) -> None:
+        self.refusal = refusal
+        where = ""
+        if refusal.round is not None:
+            where = _("ronde %(round)s: ") % {"round": refusal.round}
+        super().__init__(
+            _("De papieren lei klopt niet: %(why)s") % {"why": where + refusal_text(refusal)}
+        )
+
+
+# --- what the screens read -----------------------------------------------------------------
+
+
+@dataclass
+class StandingRow:
+    player: Player
+    place: int
+    table_points: int
+    strafpunten: int
+    toepkoningen: int
+    series_played: int
+    shared: bool = False  # the place is shared with another player
+    decided_by: str = ""  # the tie-breaker that put this row below an equal one ("" if none)
+    # Per series: (series number, table number, place at the table, table points).
+    series: list[tuple[int, int, int, int]] = field(default_factory=list)
+    withdrawn: bool = False
+    # Wins minus losses against the players equal on the first three tie-breakers (None when
+    # nobody was).
+    head_to_head: int | None = None
+
+
+@dataclass
+class Standings:
+    rows: list[StandingRow]
+    provisional: bool  # a series is running: its tables count with their current places
+    series_counted: int  # series with at least one table started
+    explanation: list[Promise]
+
+    def by_player(self) -> dict[int, StandingRow]:
+        return {row.player.pk: row for row in self.rows}
+
+
+@dataclass
+class TableStatus:
+    table: TournamentTable
+    players: list[Player]  # in seat order
+    dealer: Player | None
+    session: Session | None
+    state: str  # "drawn" (not started), "running", "done" (may be ended), "finished"
+    totals: dict[int, int]  # player id → current total
+    places: dict[int, int]  # player id → current place
+    rounds_played: int
+
+
+@dataclass
+class PrizeRow:
+    place: int
+    player: Player
+    table_points: int
+    strafpunten: int
+    final_place: int | None  # the place at the final table, if they played it
+
+
+TIE_BREAKERS = [
+    gettext_lazy("Tafelpunten: meer tafelpunten staat hoger."),
+    gettext_lazy(
+        "Strafpunten: bij gelijke tafelpunten staat wie over alle series minder"
+        " strafpunten had hoger."
+    ),
+    gettext_lazy("Toepkoningen: daarna staat wie vaker toepkoning werd hoger."),
+    gettext_lazy(
+        "Onderling: daarna staat wie aan de tafels waar ze elkaar troffen vaker boven de ander"
+        " eindigde hoger. Wie dan nog gelijk staat, deelt de plaats."
+    ),
+]
+DECIDED_BY = {
+    "strafpunten": gettext_lazy("strafpunten"),
+    "toepkoningen": gettext_lazy("toepkoningen"),
+    "onderling": gettext_lazy("onderling"),
+}
+
+
+# --- creating a tournament and checking in -------------------------------------------------
+
+
+def tournament_create(
+    *,
+    club: Club,
+    name: str,
+    date: datetime.date | None = None,
+    season: Season | None = None,
+    preset: str = "",
+    rules: Mapping[str, Any] | None = None,
+    series_count: int = 4,
+    end_mode: str = Tournament.EndMode.TOEPKONING,
+    end_rounds: int | None = None,
+    end_time: datetime.time | None = None,
+    table_points: Sequence[int] | None = None,
+    table_size: int = 4,
+    final_table: bool = True,
+    actor: Any = None,
+) -> Tournament:
+    """A new toernooi of ``club``. Without ``preset`` its tables play the club's house rules
+    with ``rules`` on top, with a ``preset`` that preset and ``rules`` (as a session). The
+    engine checks the rules now, so that no table's start is refused later."""
+    name = (name or "").strip()
+    if not name:
+        raise TournamentError(_("Een toernooi heeft een naam nodig."))
+    if len(name) > Tournament._meta.get_field("name").max_length:
+        raise TournamentError(_("De naam van het toernooi is te lang."))
+    if season is not None and season.club_id != club.pk:
+        raise TournamentError(_("Dat seizoen hoort bij een andere club."))
+    if not isinstance(series_count, int) or not 1 <= series_count <= 20:
+        raise TournamentError(_("Een toernooi heeft 1 tot 20 series."))
+    if table_size not in (4, 5):
+        raise TournamentError(_("De tafelgrootte is 4 of 5."))
+    if end_mode not in Tournament.EndMode.values:
+        raise TournamentError(_("Onbekende manier om een tafel te laten eindigen."))
+    if end_mode == Tournament.EndMode.ROUNDS and not (
+        isinstance(end_rounds, int) and 1 <= end_rounds <= 200
+    ):
+        raise TournamentError(_("Geef het aantal rondes per spel (1 tot 200)."))
+    if end_mode == Tournament.EndMode.TIME and end_time is None:
+        raise TournamentError(_("Geef de tijd waarop de spellen eindigen."))
+    points = _checked_points(table_points)
+    overrides = dict(rules or {})
+    try:
+        if preset:
+            resolve_rules(preset, overrides)
+        else:
+            resolve_rules(club.preset, {**club.rules, **overrides})
+    except Refusal as refusal:
+        raise TournamentError(
+            _("De regels kloppen niet: %(why)s") % {"why": refusal_text(refusal)}
+        ) from refusal
+    return Tournament.objects.create(
+        club=club,
+        season=season,
+        name=name,
+        date=date or timezone.localdate(),
+        preset=preset,
+        rules=overrides,
+        series_count=series_count,
+        end_mode=end_mode,
+        end_rounds=end_rounds if end_mode == Tournament.EndMode.ROUNDS else None,
+        end_time=end_time if end_mode == Tournament.EndMode.TIME else None,
+        table_points=points,
+        table_size=table_size,
+        final_table=final_table,
+    )
+
+
+def _checked_points(points: Sequence[int] | None) -> list[int]:
+    if points is None:
+        return list(Tournament._meta.get_field("table_points").default())
+    points = list(points)
+    if not (
+        1 <= len(points) <= 8
+        and all(isinstance(p, int) and not isinstance(p, bool) and 0 <= p <= 1000 for p in points)
+    ):
+        raise TournamentError(
+            _("Tafelpunten zijn 1 tot 8 hele getallen van 0 tot 1000, één per plaats.")
+        )
+    if any(later > earlier for earlier, later in pairwise(points)):
+        raise TournamentError(_("Een lagere plaats krijgt niet meer tafelpunten dan een hogere."))
+    return points
+
+
+def tournament_check_in(
+    *,
+    tournament: Tournament,
+    players: Iterable[Player] = (),
+    guests: Iterable[str] = (),
+    actor: Any = None,
+) -> list[TournamentEntry]:
+    """Check in club members (``players``) and walk-ins (``guests``, by name: a known name is
+    that player, a new one becomes a guest of the club). Before the first series starts they
+    play from series 1; later, from the next series (see the module docstring). Checking in a
+    player who is already in changes nothing; one who withdrew comes back only if they have
+    not missed a series."""
+    players = list(players)
+    names = [g.strip() for g in guests if g and g.strip()]
+    with transaction.atomic():
+        locked = _lock(tournament)
+        _must_be_open(locked)
+        for player in players:
+            if player.club_id != locked.club_id:
+                raise TournamentError(
+                    _("%(player)s is geen speler van deze club.") % {"player": player.name}
+                )
+        if names:
+            try:
+                found = services._club_players(locked.club, names)
+            except services.PlayerNameClash as clash:
+                raise TournamentError(str(clash)) from clash
+            players += [found[n] for n in names]
+        first = _joining_series(locked)
+        existing = {e.player_id: e for e in locked.entries.select_for_update()}
+        if len({p.pk for p in players} | set(existing)) > MAX_PLAYERS:
+            raise TournamentError(
+                _("Een toernooi heeft hoogstens %(max)s spelers.") % {"max": MAX_PLAYERS}
+            )
+        entries: list[TournamentEntry] = []
+        for player in dict.fromkeys(players):
+            entry = existing.get(player.pk)
+            if entry is None:
+                entry = TournamentEntry.objects.create(
+                    tournament=locked, player=player, from_series=first
+                )
+            elif entry.withdrawn_after is not None:
+                if entry.withdrawn_after < first - 1:
+                    raise TournamentError(
+                        _(
+                            "%(player)s heeft zich na serie %(series)s teruggetrokken en kan"
+                            " niet meer terugkomen."
+                        )
+                        % {"player": player.name, "series": entry.withdrawn_after}
+                    )
+                entry.withdrawn_after = None
+                entry.save(update_fields=["withdrawn_after"])
+            entries.append(entry)
+        return entries
+
+
+def tournament_withdraw(
+    *, tournament: Tournament, player: Player, actor: Any = None
+) -> TournamentEntry:
+    """``player`` leaves: a game they are playing goes on (it counts, as do the series they
+    played), and they are out of the next draw."""
+    with transaction.atomic():
+        locked = _lock(tournament)
+        _must_be_open(locked)
+        entry = locked.entries.select_for_update().filter(player=player).first()
+        if entry is None:
+            raise TournamentError(
+                _("%(player)s is niet aangemeld voor dit toernooi.") % {"player": player.name}
+            )
+        if entry.withdrawn_after is not None:
+            raise TournamentError(
+                _("%(player)s heeft zich al teruggetrokken.") % {"player": player.name}
+            )
+        entry.withdrawn_after = max(0, _joining_series(locked) - 1)
+        entry.save(update_fields=["withdrawn_after"])
+        return entry
+
+
+def _lock(tournament: Tournament) -> Tournament:
+    return Tournament.objects.select_for_update().select_related("club").get(pk=tournament.pk)
+
+
+def _must_be_open(tournament: Tournament) -> None:
+    if tournament.status != Tournament.Status.OPEN:
+        raise TournamentError(_("Dit toernooi is afgelopen."))
+
+
+def _latest(tournament: Tournament, *, final: bool | None = False) -> Series | None:
+    series = tournament.series.all()
+    if final is not None:
+        series = series.filter(final=final)
+    return series.order_by("-number").first()
+
+
+def _joining_series(tournament: Tournament) -> int:
+    """The first series a player checked in now plays: a series only drawn still takes them
+    (after a new draw), a started one does not."""
+    latest = _latest(tournament)
+    if latest is None:
+        return 1
+    return latest.number if latest.state == Series.State.DRAWN else latest.number + 1
+
+
+def present_for(tournament: Tournament, number: int) -> list[Player]:
+    """The players present for series ``number``, in a fixed order (by id)."""
+    entries = tournament.entries.select_related("player").order_by("player_id")
+    return [e.player for e in entries if e.plays_in(number)]
+
+
+# --- the draw ------------------------------------------------------------------------------
+
+
+def next_series_number(tournament: Tournament) -> int:
+    """The number of the series to draw next (what a draw form sends as ``expected_number``)."""
+    latest = _latest(tournament)
+    return 1 if latest is None else latest.number + 1
+
+
+def series_draw(
+    *,
+    tournament: Tournament,
+    expected_number: int,
+    seed: int | None = None,
+    actor: Any = None,
+) -> Series:
+    """Draw series ``expected_number``: the tables of the players present (see the module
+    docstring of ``scoring.draw``). ``expected_number`` is the series the organiser saw as
+    next: when two organisers draw at once one wins and the other gets ``DrawTaken``. The
+    series before must be over (``SeriesNotDone`` names the tables still playing). A ``seed``
+    reproduces a draw; without one it is drawn at random and stored with the series."""
+    with transaction.atomic():
+        locked = _lock(tournament)
+        _must_be_open(locked)
+        latest = _latest(locked)
+        current = latest.number if latest else 0
+        if expected_number != current + 1:
+            if expected_number <= current:
+                raise DrawTaken(expected_number, current)
+            raise TournamentError(
+                _("Serie %(expected)s kan nog niet: de volgende serie is %(next)s.")
+                % {"expected": expected_number, "next": current + 1}
+            )
+        if expected_number > locked.series_count:
+            raise TournamentError(
+                _("Alle %(count)s series van dit toernooi zijn geloot.")
+                % {"count": locked.series_count}
+            )
+        if _latest(locked, final=True) is not None:
+            raise TournamentError(_("De finaletafel is al geloot."))
+        if latest is not None:
+            if latest.state == Series.State.DRAWN:
+                raise TournamentError(
+                    _("Serie %(number)s is geloot maar nog niet begonnen.")
+                    % {"number": latest.number}
+                )
+            if latest.state == Series.State.RUNNING:
+                _finish(latest, locked, actor=actor)
+        series = Series(tournament=locked, number=expected_number, seed=_seed(seed))
+        _seat(series, locked)
+        return series
+
+
+def series_redraw(*, series: Series, seed: int | None = None, actor: Any = None) -> Series:
+    """Draw a series again before it starts: after a late check-in or a withdrawal, or when
+    the organiser does not like the draw. Without ``seed`` a new one is drawn."""
+    with transaction.atomic():
+        locked = _lock(series.tournament)
+        _must_be_open(locked)
+        series = Series.objects.select_for_update().get(pk=series.pk)
+        _must_be_drawn(series)
+        if series.final:
+            raise TournamentError(_("De finaletafel wordt niet opnieuw geloot."))
+        TableSeat.objects.filter(series=series).delete()
+        series.tables.all().delete()
+        series.seed = _seed(seed)
+        _seat(series, locked)
+        return series
+
+
+def _seed(seed: int | None) -> int:
+    if seed is None:
+        return secrets.randbelow(2**31)
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63:
+        raise TournamentError(_("Een lotnummer is een heel getal van 0 of meer."))
+    return seed
+
+
+def _history(tournament: Tournament, before: int) -> list[list[list[int]]]:
+    """Who sat together in the regular series before ``before``: [series][table][player id]."""
+    tables: dict[tuple[int, int], list[int]] = defaultdict(list)
+    seats = TableSeat.objects.filter(
+        series__tournament=tournament, series__final=False, series__number__lt=before
+    ).values_list("series__number", "table_id", "player_id")
+    for number, table, player in seats:
+        tables[(number, table)].append(player)
+    by_series: dict[int, list[list[int]]] = defaultdict(list)
+    for (number, _table), players in sorted(tables.items()):
+        by_series[number].append(players)
+    return [by_series[n] for n in sorted(by_series)]
+
+
+def _seat(series: Series, tournament: Tournament) -> None:
+    """Draw and store the tables of ``series`` (saved here) for the players present."""
+    players = present_for(tournament, series.number)
+    if len(players) < MIN_PLAYERS:
+        raise TooFewPlayers(len(players), series.number)
+    by_id = {p.pk: p for p in players}
+    met = drawing.meetings(_history(tournament, series.number))
+    result = drawing.draw_tables(
+        [p.pk for p in players],
+        met=met,
+        preferred=tournament.table_size,
+        rng=random.Random(series.seed),
+    )
+    series.repeat_pairs = [list(p) for p in result.repeats]
+    series.save()
+    _store_tables(series, result.tables, result.dealers, by_id)
+
+
+def _store_tables(
+    series: Series,
+    tables: Sequence[Sequence[int]],
+    dealers: Sequence[int],
+    by_id: Mapping[int, Player],
+) -> None:
+    made = TournamentTable.objects.bulk_create(
+        TournamentTable(series=series, number=n, dealer=by_id[dealer])
+        for n, dealer in enumerate(dealers, start=1)
+    )
+    if made and made[0].pk is None:  # a database that does not return ids from bulk inserts
+        made = list(series.tables.order_by("number"))
+    TableSeat.objects.bulk_create(
+        TableSeat(series=series, table=table, player=by_id[pid], position=i)
+        for table, members in zip(made, tables, strict=True)
+        for i, pid in enumerate(members, start=1)
+    )
+
+
+def series_swap(*, series: Series, a: Player, b: Player, actor: Any = None) -> Series:
+    """Swap two players of a drawn series (other tables: they trade seats; one table: they
+    trade places at it). A first dealer moves with the seat."""
+    with transaction.atomic():
+        _lock(series.tournament)
+        series = Series.objects.select_for_update().get(pk=series.pk)
+        _must_be_drawn(series)
+        if a.pk == b.pk:
+            raise SeatedTwice(a)
+        seats = {s.player_id: s for s in series.seats.select_for_update().filter(player__in=[a, b])}
+        for player in (a, b):
+            if player.pk not in seats:
+                raise TournamentError(
+                    _("%(player)s zit niet aan een tafel van serie %(number)s.")
+                    % {"player": player.name, "number": series.number}
+                )
+        first, second = seats[a.pk], seats[b.pk]
+        spots = (first.table_id, first.position), (second.table_id, second.position)
+        try:
+            with transaction.atomic():
+                # Through a free position: each table's positions are unique at every moment.
+                first.position = 0xFFF
+                first.save(update_fields=["position"])
+                second.table_id, second.position = spots[0]
+                second.save(update_fields=["table", "position"])
+                first.table_id, first.position = spots[1]
+                first.save(update_fields=["table", "position"])
+        except IntegrityError as clash:
+            raise SeatedTwice(a) from clash
+        for table in TournamentTable.objects.filter(pk__in={first.table_id, second.table_id}):
+            if table.dealer_id in (a.pk, b.pk) and first.table_id != second.table_id:
+                table.dealer_id = b.pk if table.dealer_id == a.pk else a.pk
+                table.save(update_fields=["dealer"])
+        return series
+
+
+def _must_be_drawn(series: Series) -> None:
+    if series.state != Series.State.DRAWN:
+        raise TournamentError(
+            _("Serie %(number)s is al begonnen: de indeling staat vast.")
+            % {"number": series.number}
+        )
+
+
+def series_start(*, series: Series, actor: Any = None) -> Series:
+    """Start a drawn series: each table's game becomes a session (seats and first dealer as
+    drawn). Refused when the check-ins changed after the draw: draw it again first."""
+    with transaction.atomic():
+        tournament = _lock(series.tournament)
+        _must_be_open(tournament)
+        series = Series.objects.select_for_update().get(pk=series.pk)
+        _must_be_drawn(series)
+        tables = list(series.tables.select_related("dealer").prefetch_related("seats__player"))
+        seated = {s.player_id for t in tables for s in t.seats.all()}
+        if not series.final:
+            present = {p.pk for p in present_for(tournament, series.number)}
+            if present != seated:
+                raise TournamentError(
+                    _(
+                        "De aanmeldingen zijn veranderd na de loting van serie %(number)s:"
+                        " loot de serie opnieuw."
+                    )
+                    % {"number": series.number}
+                )
+        for table in tables:
+            _table_session(tournament, series, table, actor=actor)
+        series.state = Series.State.RUNNING
+        series.save(update_fields=["state"])
+        return series
+
+
+def _table_label(tournament: Tournament, series: Series, table: TournamentTable) -> str:
+    if series.final:
+        return _("%(name)s: finaletafel") % {"name": tournament.name}
+    return _("%(name)s: serie %(series)s, tafel %(table)s") % {
+        "name": tournament.name,
+        "series": series.number,
+        "table": table.number,
+    }
+
+
+def _table_session(
+    tournament: Tournament,
+    series: Series,
+    table: TournamentTable,
+    *,
+    actor: Any,
+) -> Session:
+    players = [s.player for s in sorted(table.seats.all(), key=lambda s: s.position)]
+    try:
+        session = services.session_start(
+            club=tournament.club,
+            players=players,
+            dealer=table.dealer,
+            preset=tournament.preset or None,
+            overrides=tournament.rules,
+            table_label=_table_label(tournament, series, table)[:60],
+            season=tournament.season,
+            played_on=tournament.date,
+            actor=actor,
+        )
+    except Refusal as refusal:  # the club changed its house rules since the tournament began
+        raise TournamentError(
+            _("De regels kloppen niet: %(why)s") % {"why": refusal_text(refusal)}
+        ) from refusal
+    table.session = session
+    table.save(update_fields=["session"])
+    return session
+
+
+# --- the tables' games ---------------------------------------------------------------------
+
+
+def series_overview(series: Series) -> list[TableStatus]:
+    """Every table of ``series`` with its players, state and current totals (three queries)."""
+    tournament = series.tournament
+    tables = list(
+        series.tables.select_related("dealer", "session").prefetch_related("seats__player")
+    )
+    results: dict[int, list[SessionResult]] = defaultdict(list)
+    sessions = [t.session_id for t in tables if t.session_id]
+    for r in SessionResult.objects.filter(session__in=sessions, player__isnull=False):
+        results[r.session_id].append(r)
+    overview: list[TableStatus] = []
+    for table in tables:
+        rows = results.get(table.session_id or 0, [])
+        played = max((r.rounds_played for r in rows), default=0)
+        overview.append(
+            TableStatus(
+                table=table,
+                players=[s.player for s in sorted(table.seats.all(), key=lambda s: s.position)],
+                dealer=table.dealer,
+                session=table.session,
+                state=_table_state(tournament, table.session, played),
+                totals={r.player_id: r.total for r in rows},
+                places={r.player_id: r.place for r in rows},
+                rounds_played=played,
+            )
+        )
+    return overview
+
+
+def _table_state(tournament: Tournament, session: Session | None, played: int) -> str:
+    if session is None:
+        return "drawn"
+    if session.status in OVER:
+        return "finished"
+    if tournament.end_mode == Tournament.EndMode.TIME or (
+        tournament.end_mode == Tournament.EndMode.ROUNDS and played >= (tournament.end_rounds or 0)
+    ):
+        return "done"  # the organiser may end it (series_finish does)
+    return "running"
+
+
+def table_finish(*, table: TournamentTable, actor: Any = None) -> Session:
+    """End a table's game now (its time is up, or it played its rounds): the places are the
+    engine's order of the moment, by total (``services.session_finish``)."""
+    session = _running_session(table)
+    services.session_finish(session=session, actor=actor)
+    return session
+
+
+def _running_session(table: TournamentTable) -> Session:
+    table = TournamentTable.objects.select_related("series__tournament", "session").get(pk=table.pk)
+    _must_be_open(table.series.tournament)
+    if table.session is None:
+        raise TournamentError(_("Deze tafel is nog niet begonnen."))
+    if table.series.state == Series.State.FINISHED:
+        raise TournamentError(
+            _("Serie %(number)s is al afgesloten.") % {"number": table.series.number}
+        )
+    return table.session
+
+
+def table_enter_totals(
+    *, table: TournamentTable, totals: Mapping[Player | str, int], actor: Any = None
+) -> Session:
+    """Enter a table's game from a paper lei by its final totals (a whole number of 0 or more
+    for every player at the table). The table's session is replaced by one with those totals,
+    finished; the places are by total. Refused when rounds were already recorded (correct
+    those instead)."""
+    by_name: dict[str, int] = {}
+    for who, total in totals.items():
+        name = who.name if isinstance(who, Player) else str(who)
+        if not isinstance(total, int) or isinstance(total, bool) or not 0 <= total <= 10_000:
+            raise TournamentError(
+                _("Het totaal van %(player)s moet een heel getal van 0 of meer zijn.")
+                % {"player": name}
+            )
+        by_name[name.casefold()] = total
+    return _replace_from_paper(table, actor=actor, totals=by_name)
+
+
+def table_enter_rounds(
+    *, table: TournamentTable, rounds: Sequence[Mapping[str, Any]], actor: Any = None
+) -> Session:
+    """Enter a table's game from a paper lei round by round (``toepen/1`` rounds: the events of
+    each). The engine checks every round; a lei that breaks the rules is refused whole
+    (``PaperLeiRefused``) and nothing changes. The game is then finished as the paper has it."""
+    if not isinstance(rounds, Sequence) or isinstance(rounds, str) or not rounds:
+        raise TournamentError(_("Een papieren lei heeft minstens één ronde."))
+    return _replace_from_paper(table, actor=actor, rounds=list(rounds))
+
+
+def _replace_from_paper(
+    table: TournamentTable,
+    *,
+    actor: Any,
+    totals: Mapping[str, int] | None = None,
+    rounds: list[Mapping[str, Any]] | None = None,
+) -> Session:
+    with transaction.atomic():
+        _lock(table.series.tournament)
+        old = _running_session(table)
+        old = Session.objects.select_for_update().get(pk=old.pk)
+        if old.rounds.exists():
+            raise TournamentError(
+                _(
+                    "Aan deze tafel zijn al rondes gespeeld: verbeter die op de lei in plaats"
+                    " van een papieren lei in te voeren."
+                )
+            )
+        if old.is_locked:
+            raise services.SessionLocked()
+        names = [s.player.name for s in old.seats.select_related("player").order_by("position")]
+        data: dict[str, Any] = {
+            "format": "toepen/1",
+            "game": "strafpunten",
+            "preset": old.preset,
+            "rules": dict(old.rules),
+            "players": names,
+            "rounds": rounds or [],
+        }
+        if old.first_dealer:
+            data["dealer"] = old.first_dealer
+        if totals is not None:
+            wanted = {n.casefold() for n in names}
+            if set(totals) != wanted:
+                raise TournamentError(
+                    _("Geef een totaal voor precies de spelers van deze tafel: %(players)s.")
+                    % {"players": ", ".join(names)}
+                )
+            data["start"] = {n: totals[n.casefold()] for n in names}
+        try:
+            session = services.session_import(
+                club=old.club,
+                data=data,
+                season=old.season,
+                table_label=old.table_label,
+                played_on=old.played_on,
+                actor=actor,
+            )
+        except Refusal as refusal:
+            raise PaperLeiRefused(refusal) from refusal
+        if session.status not in OVER:
+            services.session_finish(session=session, actor=actor)
+        table = TournamentTable.objects.get(pk=table.pk)
+        table.session = session
+        table.save(update_fields=["session"])
+        old.delete()  # an unplayed session: nothing of it is lost (its audit entry stays)
+        return session
+
+
+def series_finish(*, series: Series, actor: Any = None) -> Series:
+    """Close a running series once every table's game is over. "At a time": the tables still
+    playing are ended now; "after N rounds": those that played N rounds. Any other table
+    still playing refuses it (``SeriesNotDone``) and nothing changes."""
+    with transaction.atomic():
+        tournament = _lock(series.tournament)
+        _must_be_open(tournament)
+        series = Series.objects.select_for_update().get(pk=series.pk)
+        if series.state != Series.State.RUNNING:
+            raise TournamentError(_("Serie %(number)s speelt niet.") % {"number": series.number})
+        _finish(series, tournament, actor=actor)
+        return series
+
+
+def _finish(series: Series, tournament: Tournament, *, actor: Any) -> None:
+    overview = series_overview(series)
+    playing = [t.table.number for t in overview if t.state not in ("finished", "done")]
+    if playing:
+        raise SeriesNotDone(series, playing)
+    for status in overview:
+        if status.state == "done":
+            services.session_finish(session=status.session, actor=actor)
+    series.state = Series.State.FINISHED
+    series.save(update_fields=["state"])
+    if series.final or (series.number >= tournament.series_count and not tournament.final_table):
+        tournament.status = Tournament.Status.FINISHED
+        tournament.save(update_fields=["status"])
+
+
+# --- standings, the final table and the prizes ---------------------------------------------
+
+
+def table_points(points: Sequence[int], places: Mapping[Any, int]) -> dict[Any, int]:
+    """Each player's table points from their place at one table; a shared place shares the
+    points of the places it covers (the average, rounded to whole points, halves up)."""
+    sharing: dict[int, int] = defaultdict(int)
+    for place in places.values():
+        sharing[place] += 1
+    awarded: dict[Any, int] = {}
+    for who, place in places.items():
+        count = sharing[place]
+        covered = sum(
+            points[p - 1] if p - 1 < len(points) else 0 for p in range(place, place + count)
+        )
+        awarded[who] = (2 * covered + count) // (2 * count)
+    return awarded
+
+
+def tournament_standings(tournament: Tournament) -> Standings:
+    """The standings of the regular series (not the final table), by the tie-breakers of the
+    module docstring. Three queries, whatever the number of players and series."""
+    entries = list(tournament.entries.select_related("player").order_by("player__name"))
+    series_state = dict(tournament.series.filter(final=False).values_list("number", "state"))
+    results = list(
+        SessionResult.objects.filter(
+            session__tournament_table__series__tournament=tournament,
+            session__tournament_table__series__final=False,
+            player__isnull=False,
+        ).values_list(
+            "session_id",
+            "player_id",
+            "place",
+            "total",
+            "toepkoning",
+            "session__tournament_table__series__number",
+            "session__tournament_table__number",
+        )
+    )
+    provisional = any(state == Series.State.RUNNING for state in series_state.values())
+    rows = _rows(tournament, entries, results)
+    return Standings(
+        rows=rows,
+        provisional=provisional,
+        series_counted=sum(1 for s in series_state.values() if s != Series.State.DRAWN),
+        explanation=list(TIE_BREAKERS),
+    )
+
+
+def _rows(
+    tournament: Tournament,
+    entries: Sequence[TournamentEntry],
+    results: Sequence[tuple[int, int, int, int, bool, int, int]],
+) -> list[StandingRow]:
+    by_player = {
+        e.player_id: StandingRow(
+            player=e.player,
+            place=0,
+            table_points=0,
+            strafpunten=0,
+            toepkoningen=0,
+            series_played=0,
+            withdrawn=e.withdrawn_after is not None,
+        )
+        for e in entries
+    }
+    places_at: dict[int, dict[int, int]] = defaultdict(dict)  # session → player → place
+    where: dict[int, tuple[int, int]] = {}
+    for session_id, player_id, place, total, king, series_number, table_number in results:
+        places_at[session_id][player_id] = place
+        where[session_id] = (series_number, table_number)
+        row = by_player.get(player_id)
+        if row is None:
+            continue
+        row.strafpunten += total
+        row.toepkoningen += int(king)
+        row.series_played += 1
+    for session_id, places in places_at.items():
+        awarded = table_points(tournament.table_points, places)
+        number, table_number = where[session_id]
+        for player_id, points in awarded.items():
+            row = by_player.get(player_id)
+            if row is not None:
+                row.table_points += points
+                row.series.append((number, table_number, places[player_id], points))
+    for row in by_player.values():
+        row.series.sort()
+    rows = sorted(by_player.values(), key=_key)
+    return _place(rows, places_at)
+
+
+def _key(row: StandingRow) -> tuple[int, int, int]:
+    return (-row.table_points, row.strafpunten, -row.toepkoningen)
+
+
+def _place(
+    rows: list[StandingRow], places_at: Mapping[int, Mapping[int, int]]
+) -> list[StandingRow]:
+    """Places after the head-to-head within groups equal on the first three tie-breakers."""
+    ordered: list[StandingRow] = []
+    groups: list[list[StandingRow]] = []
+    for row in rows:
+        if groups and _key(groups[-1][0]) == _key(row):
+            groups[-1].append(row)
+        else:
+            groups.append([row])
+    for group in groups:
+        if len(group) == 1:
+            ordered.append(group[0])
+            continue
+        score = _head_to_head(group, places_at)
+        group.sort(key=lambda r: (-score[r.player.pk], r.player.name.casefold()))
+        ordered += group
+    previous: StandingRow | None = None
+    for index, row in enumerate(ordered, start=1):
+        same = previous is not None and _key(previous) == _key(row)
+        if same and previous.head_to_head == row.head_to_head:
+            row.place = previous.place
+            row.shared = previous.shared = True
+        else:
+            row.place = index
+            if previous is not None:
+                row.decided_by = _decided_by(previous, row)
+        previous = row
+    return ordered
+
+
+def _head_to_head(
+    group: list[StandingRow], places_at: Mapping[int, Mapping[int, int]]
+) -> dict[int, int]:
+    ids = {r.player.pk for r in group}
+    score = dict.fromkeys(ids, 0)
+    for places in places_at.values():
+        here = [pid for pid in places if pid in ids]
+        for a, b in combinations(here, 2):
+            if places[a] < places[b]:
+                score[a] += 1
+                score[b] -= 1
+            elif places[b] < places[a]:
+                score[b] += 1
+                score[a] -= 1
+    for row in group:
+        row.head_to_head = score[row.player.pk]
+    return score
+
+
+def _decided_by(above: StandingRow, row: StandingRow) -> str:
+    if above.table_points != row.table_points:
+        return ""
+    if above.strafpunten != row.strafpunten:
+        return str(DECIDED_BY["strafpunten"])
+    if above.toepkoningen != row.toepkoningen:
+        return str(DECIDED_BY["toepkoningen"])
+    return str(DECIDED_BY["onderling"])
+
+
+def final_table_create(
+    *, tournament: Tournament, seed: int | None = None, actor: Any = None
+) -> Series:
+    """Seat the top four of the standings at the final table and start its game (a session;
+    seats and first dealer by lot). Every regular series must be over."""
+    with transaction.atomic():
+        locked = _lock(tournament)
+        _must_be_open(locked)
+        if not locked.final_table:
+            raise TournamentError(_("Dit toernooi heeft geen finaletafel."))
+        if _latest(locked, final=True) is not None:
+            raise TournamentError(_("De finaletafel is al geloot."))
+        latest = _latest(locked)
+        if latest is None or latest.number < locked.series_count:
+            raise TournamentError(
+                _("Eerst worden alle %(count)s series gespeeld.") % {"count": locked.series_count}
+            )
+        if latest.state == Series.State.RUNNING:
+            _finish(latest, locked, actor=actor)
+        elif latest.state == Series.State.DRAWN:
+            raise TournamentError(
+                _("Serie %(number)s is geloot maar nog niet begonnen.") % {"number": latest.number}
+            )
+        series = Series(
+            tournament=locked, number=locked.series_count + 1, final=True, seed=_seed(seed)
+        )
+        rng = random.Random(series.seed)
+        rows = tournament_standings(locked).rows
+        finalists = _top(rows, FINAL_TABLE_SIZE, rng)
+        if len(finalists) < MIN_PLAYERS:
+            raise TooFewPlayers(len(finalists), series.number)
+        seated = [p.pk for p in finalists]
+        rng.shuffle(seated)
+        series.save()
+        _store_tables(series, [seated], [rng.choice(seated)], {p.pk: p for p in finalists})
+        table = series.tables.prefetch_related("seats__player").select_related("dealer").get()
+        _table_session(locked, series, table, actor=actor)
+        series.state = Series.State.RUNNING
+        series.save(update_fields=["state"])
+        return series
+
+
+def _top(rows: list[StandingRow], count: int, rng: random.Random) -> list[Player]:
+    """The first ``count`` players; a shared place across the cut is decided by lot."""
+    if len(rows) <= count:
+        return [r.player for r in rows]
+    cut = rows[count - 1].place
+    sure = [r.player for r in rows if r.place < cut]
+    tied = [r.player for r in rows if r.place == cut]
+    rng.shuffle(tied)
+    return sure + tied[: count - len(sure)]
+
+
+def prize_list(tournament: Tournament) -> list[PrizeRow]:
+    """Places 1 to N: the final table's order for its players (a shared final place keeps the
+    standings order), then the others by the standings, sharing a place where the standings
+    do. Without a final table (or before it has finished) the standings decide alone."""
+    rows = tournament_standings(tournament).rows
+    final = tournament.series.filter(final=True, state=Series.State.FINISHED).first()
+    final_places: dict[int, int] = {}
+    if final is not None:
+        final_places = dict(
+            SessionResult.objects.filter(
+                session__tournament_table__series=final, player__isnull=False
+            ).values_list("player_id", "place")
+        )
+    order = {r.player.pk: i for i, r in enumerate(rows)}
+    finalists = sorted(
+        (r for r in rows if r.player.pk in final_places),
+        key=lambda r: (final_places[r.player.pk], order[r.player.pk]),
+    )
+    prizes = [
+        PrizeRow(
+            place=place,
+            player=row.player,
+            table_points=row.table_points,
+            strafpunten=row.strafpunten,
+            final_place=final_places[row.player.pk],
+        )
+        for place, row in enumerate(finalists, start=1)
+    ]
+    previous: StandingRow | None = None
+    for row in rows:
+        if row.player.pk in final_places:
+            continue
+        if previous is not None and previous.place == row.place:
+            place = prizes[-1].place
+        else:
+            place = len(prizes) + 1
+        prizes.append(
+            PrizeRow(
+                place=place,
+                player=row.player,
+                table_points=row.table_points,
+                strafpunten=row.strafpunten,
+                final_place=None,
+            )
+        )
+        previous = row
+    return prizes
