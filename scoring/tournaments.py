@@ -31,10 +31,10 @@ Decisions where the issue is silent:
   leaves plays out their table (the game goes on) and is out of the next draw.
 - **A paper lei's totals** record the places by total (lowest first) and no toepkoning; enter
   the rounds for the toepkoning to count.
-- **The final table** takes the top four of the standings after the last series (a tie for
-  4th place that the tie-breakers cannot decide is decided by lot, with the draw's seed). Its
-  places decide places 1-4 (players sharing a final place keep their standings order); the
-  rest follow the standings.
+- **The final table** takes the top four of the standings after the last series, passing
+  over players who withdrew (a tie for 4th place that the tie-breakers cannot decide is
+  decided by lot, with the draw's seed). Its places decide places 1-4 (players sharing a
+  final place keep their standings order); the rest follow the standings.
 """
 
 from __future__ import annotations
@@ -1019,7 +1019,8 @@ def final_table_create(
             tournament=locked, number=locked.series_count + 1, final=True, seed=_seed(seed)
         )
         rng = random.Random(series.seed)
-        rows = tournament_standings(locked).rows
+        # A player who went home does not play the final: the next one in the standings does.
+        rows = [r for r in tournament_standings(locked).rows if not r.withdrawn]
         finalists = _top(rows, FINAL_TABLE_SIZE, rng)
         if len(finalists) < MIN_PLAYERS:
             raise TooFewPlayers(len(finalists), series.number)
