@@ -18,9 +18,9 @@ from django.contrib.auth.models import Group
 from django.test import RequestFactory
 from django.urls import URLPattern, reverse
 
-from scoring import services
+from scoring import services, tournaments
 from scoring.admin import ClubScopedAdmin
-from scoring.models import Club, ClubMembership, Player, Season
+from scoring.models import Club, ClubMembership, Player, Season, Session
 from tests.conftest import make_club, record
 
 MARK = "Bravo"  # every name of club B holds it; nothing of club A does
@@ -46,6 +46,12 @@ def _world_of(club: Club, prefix: str, admin_user: Any) -> dict[str, Any]:
         key=f"{prefix.lower()}-key",
     )
     Player.objects.create(club=club, name=f"{prefix} Dirk", is_guest=True)
+    tournament = tournaments.tournament_create(club=club, name=f"{prefix} toernooi")
+    tournaments.tournament_check_in(
+        tournament=tournament, guests=[f"{prefix} Anne", f"{prefix} Bas", f"{prefix} Cees"]
+    )
+    series = tournaments.series_draw(tournament=tournament, expected_number=1, seed=1)
+    tournaments.series_start(series=series, actor=admin_user)
     return {"club": club, "session": session}
 
 
@@ -133,8 +139,17 @@ def test_the_walk_covers_every_registered_admin():
     # Every model of scoring has an admin of its own, and every one of them is club-scoped.
     # RenderedSheet and RenderedStandings are caches of the viewers' sheet and the standings'
     # rows (rebuilt from the data by themselves): they have nothing for an admin to see or change.
+    # A toernooi's entries, tables and their seats are shown inline on its pages.
     not_in_admin = {
-        apps.get_model("scoring", name) for name in ("Seat", "RenderedSheet", "RenderedStandings")
+        apps.get_model("scoring", name)
+        for name in (
+            "Seat",
+            "RenderedSheet",
+            "RenderedStandings",
+            "TournamentEntry",
+            "TournamentTable",
+            "TableSeat",
+        )
     }
     assert scoring_models - set(admin.site._registry) <= not_in_admin, (
         "register the new model (or show it inline and list it here)"
@@ -320,7 +335,9 @@ def test_an_admin_of_two_clubs_sees_both(client, clubs):
     ClubMembership.objects.create(user=clubs["admin_a"], club=clubs["club_b"], role="admin")
     client.force_login(clubs["admin_a"])
     response = client.get(reverse("admin:scoring_session_changelist"))
-    assert set(response.context["cl"].queryset) == {
-        clubs["world_a"]["session"],
-        clubs["world_b"]["session"],
-    }
+    assert set(response.context["cl"].queryset) == set(
+        Session.objects.filter(club__in=[clubs["club_a"], clubs["club_b"]])
+    )
+    assert {clubs["world_a"]["session"], clubs["world_b"]["session"]} <= set(
+        response.context["cl"].queryset
+    )
