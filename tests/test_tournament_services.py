@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import datetime
 import random
+import threading
 from fractions import Fraction
 from itertools import combinations, pairwise
 
 import pytest
+from django.db import close_old_connections, connection
 
 from scoring import services, tournaments
 from scoring.draw import repeat_pairs
 from scoring.management.commands.simulate_tournament import play_table, player_names
 from scoring.models import (
+    Club,
     Player,
     Series,
     Session,
@@ -596,3 +599,46 @@ def test_every_pair_at_a_table_is_seated_once_per_series(club):
         assert sorted(s.position for s in seats) == list(range(1, len(seats) + 1))
         for a, b in combinations(seats, 2):
             assert a.player_id != b.player_id
+
+
+@pytest.mark.skipif(
+    connection.vendor != "postgresql",
+    reason="needs PostgreSQL: SQLite has no row locks (set DATABASE_URL to a PostgreSQL database)",
+)
+@pytest.mark.django_db(transaction=True)
+def test_two_organisers_drawing_at_the_same_moment_get_one_draw():
+    club = Club.objects.create(name="De Gouden Boer", slug="gouden-boer")
+    tournament = tournaments.tournament_create(club=club, name="Kersttoernooi")
+    tournaments.tournament_check_in(tournament=tournament, guests=player_names(12))
+    both_ready = threading.Barrier(2, timeout=10)
+    drawn: list[Series] = []
+    told: list[tournaments.DrawTaken] = []
+    errors: list[BaseException] = []
+
+    def organiser(seed: int) -> None:
+        try:
+            expected = tournaments.next_series_number(tournament)
+            both_ready.wait()
+            drawn.append(
+                tournaments.series_draw(
+                    tournament=Tournament(pk=tournament.pk), expected_number=expected, seed=seed
+                )
+            )
+        except tournaments.DrawTaken as refusal:
+            told.append(refusal)
+        except BaseException as error:  # reported by the main thread
+            errors.append(error)
+        finally:
+            close_old_connections()
+
+    threads = [threading.Thread(target=organiser, args=(seed,)) for seed in (1, 2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert len(drawn) == 1
+    assert len(told) == 1
+    assert "al geloot" in str(told[0])
+    assert Series.objects.filter(tournament=tournament).count() == 1
+    assert TableSeat.objects.filter(series=drawn[0]).count() == 12
