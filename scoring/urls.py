@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from scoring import league_views, views
+from scoring import league_views, tournament_views, views
 
 urlpatterns = [
     # The viewers' poll first: every phone and TV asks it every few seconds, and URLs are
@@ -29,6 +29,66 @@ urlpatterns = [
     path("sessies/<int:pk>/scorerlink/", views.scorer_link_change, name="scorer_link_change"),
     # The secret scorer link for a tablet (the read-only viewer link is the first URL)
     path("tafel/<str:token>/", views.scorer_link, name="scorer_link"),
+    # The toernooi: the organiser's pages (create, check-in, the draw, each series and its
+    # tables, table cards, a paper lei, the final table, prizes); its standings and TV are
+    # league pages of the club, with the others below.
+    path("toernooi/", tournament_views.tournament_list, name="tournament_list"),
+    path("toernooi/nieuw/", tournament_views.tournament_new, name="tournament_new"),
+    path("toernooi/<int:pk>/", tournament_views.tournament_page, name="tournament_page"),
+    path(
+        "toernooi/<int:pk>/aanmelden/",
+        tournament_views.tournament_checkin,
+        name="tournament_checkin",
+    ),
+    path("toernooi/<int:pk>/loten/", tournament_views.tournament_draw, name="tournament_draw"),
+    path(
+        "toernooi/<int:pk>/serie/<int:number>/",
+        tournament_views.series_page,
+        name="tournament_series",
+    ),
+    path(
+        "toernooi/<int:pk>/serie/<int:number>/opnieuw/",
+        tournament_views.series_redraw,
+        name="tournament_series_redraw",
+    ),
+    path(
+        "toernooi/<int:pk>/serie/<int:number>/wissel/",
+        tournament_views.series_swap,
+        name="tournament_series_swap",
+    ),
+    path(
+        "toernooi/<int:pk>/serie/<int:number>/start/",
+        tournament_views.series_start,
+        name="tournament_series_start",
+    ),
+    path(
+        "toernooi/<int:pk>/serie/<int:number>/afsluiten/",
+        tournament_views.series_finish,
+        name="tournament_series_finish",
+    ),
+    path(
+        "toernooi/<int:pk>/serie/<int:number>/tafelkaarten/",
+        tournament_views.table_cards,
+        name="tournament_table_cards",
+    ),
+    path(
+        "toernooi/<int:pk>/serie/<int:number>/tafel/<int:table>/papier/",
+        tournament_views.table_paper,
+        name="tournament_table_paper",
+    ),
+    path(
+        "toernooi/<int:pk>/serie/<int:number>/tafel/<int:table>/einde/",
+        tournament_views.table_finish,
+        name="tournament_table_finish",
+    ),
+    path("toernooi/<int:pk>/finaletafel/", tournament_views.final_table, name="tournament_final"),
+    path("toernooi/<int:pk>/prijzen/", tournament_views.prize_list, name="tournament_prizes"),
+    path(
+        "club/<slug:slug>/toernooi/<int:pk>/",
+        tournament_views.standings_page,
+        name="tournament_standings",
+    ),
+    path("club/<slug:slug>/toernooi/<int:pk>/tv/", tournament_views.tv_page, name="tournament_tv"),
     # The league: a club's seasons and standings, players, the archive, the evening on the TV
     path("club/<slug:slug>/", league_views.club_home, name="league_club"),
     path(

@@ -24,7 +24,7 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from django.utils import timezone
 
-from scoring import access, services
+from scoring import access, services, tournaments
 from scoring.models import ClubMembership, Season, Session
 from tests.conftest import make_club, make_session, record
 from tests.safety import note
@@ -57,6 +57,12 @@ SEARCH_GET = (302, 302, 302, 302, 200, 200, 200, 200, 200)
 SEARCH_POST = (302, 302, 302, 302, 405, 405, 405, 405, 405)
 LINK_CHANGE = (403, 403, 403, 403, 404, 403, 302, 404, 404)
 ADMIN = (302, 302, 302, 302, 302, 302, 200, 200, 200)
+# The toernooi's organiser: an admin of the tournament's club, or a superuser.
+ORGANISER_GET = (302, 302, 302, 302, 404, 404, 200, 404, 200)
+ORGANISER_POST = (403, 403, 403, 403, 404, 404, 302, 404, 302)  # refused, the message shown
+ORGANISER_FORM = (403, 403, 403, 403, 404, 404, 200, 404, 200)  # the empty form shown again
+LOGGED_IN = (302, 302, 302, 302, 200, 200, 200, 200, 200)
+ADMINS_ONLY = (302, 302, 302, 302, 403, 403, 200, 200, 200)  # a new tournament: a club admin
 
 MATRIX: dict[str, dict[str, tuple[int, ...]]] = {
     # Home and logging in
@@ -89,6 +95,24 @@ MATRIX: dict[str, dict[str, tuple[int, ...]]] = {
     "league_session_export": {"GET": MEMBERS_ONLY, "POST": ALL_405},
     "league_evening_today": {"GET": MEMBERS_GO, "POST": ALL_405},
     "league_evening": {"GET": MEMBERS_ONLY, "POST": ALL_405},
+    # The toernooi: the organiser's pages, and its standings and TV as league pages
+    "tournament_list": {"GET": LOGGED_IN, "POST": SEARCH_POST},
+    "tournament_new": {"GET": ADMINS_ONLY, "POST": ADMINS_ONLY},
+    "tournament_page": {"GET": ORGANISER_GET, "POST": ALL_405},
+    "tournament_checkin": {"GET": ORGANISER_GET, "POST": ORGANISER_POST},
+    "tournament_draw": {"GET": ALL_405, "POST": ORGANISER_POST},
+    "tournament_series": {"GET": ORGANISER_GET, "POST": ALL_405},
+    "tournament_series_redraw": {"GET": ALL_405, "POST": ORGANISER_POST},
+    "tournament_series_swap": {"GET": ALL_405, "POST": ORGANISER_POST},
+    "tournament_series_start": {"GET": ALL_405, "POST": ORGANISER_POST},
+    "tournament_series_finish": {"GET": ALL_405, "POST": ORGANISER_POST},
+    "tournament_table_cards": {"GET": ORGANISER_GET, "POST": ALL_405},
+    "tournament_table_paper": {"GET": ORGANISER_GET, "POST": ORGANISER_FORM},
+    "tournament_table_finish": {"GET": ALL_405, "POST": ORGANISER_POST},
+    "tournament_final": {"GET": ALL_405, "POST": ORGANISER_POST},
+    "tournament_prizes": {"GET": ORGANISER_GET, "POST": ALL_405},
+    "tournament_standings": {"GET": MEMBERS_ONLY, "POST": ALL_405},
+    "tournament_tv": {"GET": MEMBERS_ONLY, "POST": ALL_405},
     # The Django admin, as one group (see the module docstring)
     "admin:*": {"GET": ADMIN, "POST": ADMIN},
 }
@@ -144,6 +168,7 @@ class World:
     player_id: int
     users: dict[str, Any]
     old_token: str
+    tournament_id: int  # its first series started: one table of four playing
 
     def urls(self, key: str) -> list[tuple[str, tuple[int, ...] | None]]:
         """Concrete URLs for a matrix key, made from the objects as they are now, each with
@@ -170,6 +195,21 @@ class World:
             "league_session_export": [slug, s.pk],
             "league_evening_today": [slug],
             "league_evening": [slug, day],
+            "tournament_page": [self.tournament_id],
+            "tournament_checkin": [self.tournament_id],
+            "tournament_draw": [self.tournament_id],
+            "tournament_series": [self.tournament_id, 1],
+            "tournament_series_redraw": [self.tournament_id, 1],
+            "tournament_series_swap": [self.tournament_id, 1],
+            "tournament_series_start": [self.tournament_id, 1],
+            "tournament_series_finish": [self.tournament_id, 1],
+            "tournament_table_cards": [self.tournament_id, 1],
+            "tournament_table_paper": [self.tournament_id, 1, 1],
+            "tournament_table_finish": [self.tournament_id, 1, 1],
+            "tournament_final": [self.tournament_id],
+            "tournament_prizes": [self.tournament_id],
+            "tournament_standings": [slug, self.tournament_id],
+            "tournament_tv": [slug, self.tournament_id],
         }
         if key == "admin:*":
             round_1 = s.rounds.get(number=1)
@@ -207,7 +247,11 @@ def build_world(django_user_model) -> World:
         "root": django_user_model.objects.create_superuser("root"),
     }
     player_id = session.seats.get(position=1).player_id
-    return World(club, session, season, player_id, users, session.scorer_token)
+    tournament = tournaments.tournament_create(club=club, name="Toernooi", series_count=2)
+    tournaments.tournament_check_in(tournament=tournament, players=club.players.all()[:4])
+    series = tournaments.series_draw(tournament=tournament, expected_number=1, seed=1)
+    tournaments.series_start(series=series)
+    return World(club, session, season, player_id, users, session.scorer_token, tournament.pk)
 
 
 def grant_link(client: Client, session_id: int, token: str) -> None:

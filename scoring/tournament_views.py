@@ -1,0 +1,737 @@
+"""The toernooi's pages: the organiser's (create, check-in, the draw, the series, table cards, a
+paper lei, the final table, the prize list) and the room's (public standings and the TV).
+
+Every write goes through ``scoring.tournaments``, which refuses bad input with a
+``TournamentError`` before anything changes; the pages show its message. Each table's game is an
+ordinary session: its table card carries the QR code of the session's secret scorer link
+(``/tafel/<token>/``), and the tablet, viewers and corrections are the session's own pages.
+
+Who may do what: the organiser is an admin of the tournament's club, or a superuser; anyone
+else gets a 404 for a tournament, as for a session of another club. The standings and the TV
+are league pages: members of the club and, for a club that publishes its standings, the public
+(initials where a player asked for them).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
+from django.db.models import Exists, OuterRef
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseForbidden
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from scoring import tournaments
+from scoring.compression import no_compression
+from scoring.league_views import Viewer, _club_for, _private
+from scoring.models import Club, ClubMembership, Player, Series, Tournament, TournamentTable
+from scoring.services import ServiceError
+from scoring.tournament_forms import (
+    GuestForm,
+    PaperRoundsForm,
+    PaperTotalsForm,
+    SwapForm,
+    TournamentForm,
+)
+from scoring.views import _qr
+
+SERIES_POLL_SECONDS = 3
+TV_POLL_SECONDS = 8  # each poll turns the TV's page when the standings need more than one
+TV_ROWS_PER_PAGE = 40  # two columns of 20: readable from 10 m at 1920 x 1080
+TV_ROWS_BESIDE_TABLES = 24  # when the next series' tables share the screen
+
+# --- access ----------------------------------------------------------------------------------
+
+
+def _admin_clubs(user) -> list[Club]:
+    """The clubs whose tournaments ``user`` organises: every club for a superuser."""
+    if not user.is_authenticated:
+        return []
+    if user.is_superuser:
+        return list(Club.objects.order_by("name"))
+    return list(
+        Club.objects.filter(
+            memberships__user=user, memberships__role=ClubMembership.Role.ADMIN
+        ).order_by("name")
+    )
+
+
+def _tournament_for(request: HttpRequest, pk: int) -> Tournament:
+    """The tournament ``pk`` if the one asking organises it (one query), else a 404."""
+    user = request.user
+    found = Tournament.objects.select_related("club", "season").filter(pk=pk)
+    if not user.is_superuser:
+        found = found.filter(
+            Exists(
+                ClubMembership.objects.filter(
+                    club=OuterRef("club"), user=user, role=ClubMembership.Role.ADMIN
+                )
+            )
+        )
+    tournament = found.first()
+    if tournament is None:
+        raise Http404("no such tournament")
+    return tournament
+
+
+def _organiser(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Run ``view(request, tournament, ...)`` for the tournament's organiser; the anonymous
+    are sent to log in (GET) or refused (POST), everybody else gets a 404."""
+
+    def wrapped(request: HttpRequest, pk: int, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not request.user.is_authenticated:
+            if request.method == "POST":
+                return HttpResponseForbidden(gettext("Log in als beheerder van de club."))
+            return redirect_to_login(request.get_full_path())
+        tournament = _tournament_for(request, pk)
+        return view(request, tournament, *args, **kwargs)
+
+    wrapped.__name__ = view.__name__
+    wrapped.__doc__ = view.__doc__
+    return wrapped
+
+
+def _series(tournament: Tournament, number: int) -> Series:
+    return get_object_or_404(Series, tournament=tournament, number=number)
+
+
+def _table(series: Series, number: int) -> TournamentTable:
+    return get_object_or_404(
+        TournamentTable.objects.select_related("session", "dealer"), series=series, number=number
+    )
+
+
+def _refused(request: HttpRequest, error: ServiceError) -> None:
+    messages.error(request, str(error))
+
+
+def _player(tournament: Tournament, value: Any) -> Player | None:
+    try:
+        pk = int(value)
+    except (TypeError, ValueError):
+        return None
+    return Player.objects.filter(club_id=tournament.club_id, pk=pk).first()
+
+
+def _series_url(series: Series) -> str:
+    return reverse("tournament_series", args=[series.tournament_id, series.number])
+
+
+# --- the organiser: tournaments and a new one ------------------------------------------------
+
+
+@login_required
+@require_GET
+def tournament_list(request: HttpRequest) -> HttpResponse:
+    """The tournaments of the clubs the user organises, newest first."""
+    clubs = _admin_clubs(request.user)
+    found = (
+        Tournament.objects.filter(club__in=clubs).select_related("club").order_by("-date", "-id")
+    )
+    return render(
+        request,
+        "scoring/toernooi/list.html",
+        {"clubs": clubs, "tournaments": list(found[:50])},
+    )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def tournament_new(request: HttpRequest) -> HttpResponse:
+    clubs = _admin_clubs(request.user)
+    if not clubs:
+        return HttpResponseForbidden(
+            gettext("Alleen een beheerder van een club kan een toernooi beginnen.")
+        )
+    form = TournamentForm(request.POST or None, clubs=clubs)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            tournament = tournaments.tournament_create(
+                club=data["club"],
+                name=data["name"],
+                date=data["date"],
+                season=data.get("season"),
+                preset=data.get("preset") or "",
+                rules=data["overrides"],
+                series_count=data["series"],
+                end_mode=data["end"],
+                end_rounds=data.get("end_rounds"),
+                end_time=data.get("end_time"),
+                table_points=data["table_points"],
+                table_size=data["table_size"],
+                final_table=data["final_table"],
+                actor=request.user,
+            )
+        except ServiceError as error:
+            form.add_error(None, str(error))
+        else:
+            messages.success(
+                request,
+                gettext("Toernooi %(name)s is aangemaakt: meld nu de spelers aan.")
+                % {"name": tournament.name},
+            )
+            return redirect("tournament_checkin", tournament.pk)
+    return render(request, "scoring/toernooi/new.html", {"form": form})
+
+
+# --- the organiser: the tournament's page ----------------------------------------------------
+
+
+@require_GET
+@_organiser
+def tournament_page(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    """What to do next, the series so far, and the links to the standings and the TV."""
+    all_series = list(tournament.series.order_by("number"))
+    regular = [s for s in all_series if not s.final]
+    final = next((s for s in all_series if s.final), None)
+    latest = regular[-1] if regular else None
+    entries = list(tournament.entries.select_related("player"))
+    joining = tournaments.next_series_number(tournament)
+    if latest is not None and latest.state == Series.State.DRAWN:
+        joining = latest.number
+    present = [e for e in entries if e.withdrawn_after is None]
+    can_draw = (
+        tournament.status == Tournament.Status.OPEN
+        and final is None
+        and len(regular) < tournament.series_count
+        and (latest is None or latest.state != Series.State.DRAWN)
+    )
+    can_final = (
+        tournament.status == Tournament.Status.OPEN
+        and tournament.final_table
+        and final is None
+        and len(regular) >= tournament.series_count
+        and latest is not None
+        and latest.state != Series.State.DRAWN
+    )
+    return render(
+        request,
+        "scoring/toernooi/tournament.html",
+        {
+            "tournament": tournament,
+            "series_list": all_series,
+            "regular": regular,
+            "final": final,
+            "latest": latest,
+            "present_count": len(present),
+            "joining": joining,
+            "next_number": tournaments.next_series_number(tournament),
+            "can_draw": can_draw,
+            "can_final": can_final,
+            "step": "overview",
+        },
+    )
+
+
+# --- check-in --------------------------------------------------------------------------------
+
+
+@require_http_methods(["GET", "POST"])
+@_organiser
+def tournament_checkin(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    """One screen: every club member as a big toggle (tap: present, tap again: not), walk-ins
+    by name, and the list of who plays. A tap is one POST; HTMX swaps the whole check-in back
+    (the count and the list change with it), a plain form is redirected back."""
+    guest_form = GuestForm()
+    if request.method == "POST":
+        action = request.POST.get("action", "")
+        try:
+            if action == "guest":
+                guest_form = GuestForm(request.POST)
+                if guest_form.is_valid():
+                    tournaments.tournament_check_in(
+                        tournament=tournament,
+                        guests=[guest_form.cleaned_data["name"]],
+                        actor=request.user,
+                    )
+                    guest_form = GuestForm()
+            elif action in ("in", "out"):
+                player = _player(tournament, request.POST.get("player"))
+                if player is None:
+                    messages.error(request, gettext("Die speler is niet van deze club."))
+                elif action == "in":
+                    tournaments.tournament_check_in(
+                        tournament=tournament, players=[player], actor=request.user
+                    )
+                else:
+                    tournaments.tournament_withdraw(
+                        tournament=tournament, player=player, actor=request.user
+                    )
+            else:
+                messages.error(request, gettext("Onbekende actie."))
+        except ServiceError as error:
+            _refused(request, error)
+        if not request.htmx and not guest_form.is_bound:  # a refused name is shown again
+            return redirect("tournament_checkin", tournament.pk)
+    context = _checkin_context(tournament)
+    context.update(
+        tournament=tournament,
+        guest_form=guest_form,
+        step="checkin",
+        series_list=list(tournament.series.order_by("number")),
+    )
+    if request.htmx:
+        return render(request, "scoring/toernooi/checkin.html#checkin", context)
+    return render(request, "scoring/toernooi/checkin.html", context)
+
+
+def _checkin_context(tournament: Tournament) -> dict[str, Any]:
+    """Queries: the entries with their players, the club's members, the latest series."""
+    entries = list(tournament.entries.select_related("player"))
+    by_player = {e.player_id: e for e in entries}
+    members = list(Player.objects.filter(club_id=tournament.club_id, is_guest=False))
+    latest = tournament.series.filter(final=False).order_by("-number").first()
+    joining = 1
+    if latest is not None:
+        joining = latest.number if latest.state == Series.State.DRAWN else latest.number + 1
+    toggles = [
+        (p, p.pk in by_player and by_player[p.pk].withdrawn_after is None)
+        for p in sorted(members, key=lambda p: p.name.casefold())
+    ]
+    playing = sorted(
+        (e for e in entries if e.withdrawn_after is None),
+        key=lambda e: e.player.name.casefold(),
+    )
+    left = sorted(
+        (e for e in entries if e.withdrawn_after is not None and e.withdrawn_after > 0),
+        key=lambda e: e.player.name.casefold(),
+    )
+    return {
+        "toggles": toggles,
+        "playing": playing,
+        "left": left,
+        "joining": joining,
+        "started": latest is not None and latest.state != Series.State.DRAWN,
+        "drawn": latest if latest is not None and latest.state == Series.State.DRAWN else None,
+        "min_players": tournaments.MIN_PLAYERS,
+    }
+
+
+# --- the draw and the series -----------------------------------------------------------------
+
+
+@require_POST
+@_organiser
+def tournament_draw(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    """Draw the next series. The form carries the number of the series the organiser saw as
+    next: when two organisers draw at once, the second is told and shown the first's draw."""
+    try:
+        expected = int(request.POST.get("number", ""))
+    except ValueError:
+        messages.error(request, gettext("Welke serie? Laad de pagina opnieuw."))
+        return redirect("tournament_page", tournament.pk)
+    seed = _seed(request)
+    if seed is False:
+        messages.error(request, gettext("Een lotnummer is een heel getal van 0 of meer."))
+        return redirect("tournament_page", tournament.pk)
+    try:
+        series = tournaments.series_draw(
+            tournament=tournament, expected_number=expected, seed=seed, actor=request.user
+        )
+    except tournaments.DrawTaken as taken:
+        _refused(request, taken)
+        return redirect("tournament_series", tournament.pk, taken.current)
+    except ServiceError as error:
+        _refused(request, error)
+        return redirect("tournament_page", tournament.pk)
+    messages.success(request, gettext("Serie %(number)s is geloot.") % {"number": series.number})
+    return redirect(_series_url(series))
+
+
+def _seed(request: HttpRequest) -> int | bool | None:
+    """The seed typed in to repeat a draw, None for a new one, False when it is no number."""
+    text = request.POST.get("seed", "").strip()
+    if not text:
+        return None
+    try:
+        seed = int(text)
+    except ValueError:
+        return False
+    return seed if 0 <= seed < 2**63 else False
+
+
+@require_GET
+@_organiser
+def series_page(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
+    """A drawn series: its tables, the repeat pairs, swap, draw again, start. A running one:
+    every table's state and totals, polled while the page is visible; "serie afsluiten"."""
+    series = _series(tournament, number)
+    overview = tournaments.series_overview(series)
+    names = {p.pk: p.name for status in overview for p in status.players}
+    repeat_pairs = [(names.get(a, "?"), names.get(b, "?")) for a, b in (series.repeat_pairs or [])]
+    states = [s.state for s in overview]
+    context = {
+        "tournament": tournament,
+        "series": series,
+        "overview": [_table_view(status) for status in overview],
+        "repeat_pairs": repeat_pairs,
+        "all_over": bool(states) and all(s in ("finished", "done") for s in states),
+        "playing": sum(1 for s in states if s == "running"),
+        "poll_seconds": SERIES_POLL_SECONDS,
+        "players": sorted(names.items(), key=lambda item: item[1].casefold()),
+        "step": f"series-{series.number}",
+        "series_list": list(tournament.series.order_by("number")),
+        "next_number": tournaments.next_series_number(tournament),
+        "more_series": not series.final and series.number < tournament.series_count,
+        "can_final": (
+            tournament.final_table
+            and not series.final
+            and series.number >= tournament.series_count
+            and tournament.status == Tournament.Status.OPEN
+        ),
+    }
+    if request.htmx:
+        return render(request, "scoring/toernooi/series.html#tables", context)
+    return render(request, "scoring/toernooi/series.html", context)
+
+
+@dataclass
+class TableView:
+    """A table of the series page: its status and its rows (player, total, place, deals)."""
+
+    status: tournaments.TableStatus
+    rows: list[tuple[Player, int | None, int | None, bool]]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.status, name)
+
+
+def _table_view(status: tournaments.TableStatus) -> TableView:
+    dealer = status.dealer.pk if status.dealer else None
+    rows = [
+        (p, status.totals.get(p.pk), status.places.get(p.pk), p.pk == dealer)
+        for p in status.players
+    ]
+    return TableView(status=status, rows=rows)
+
+
+def _series_write(
+    request: HttpRequest, tournament: Tournament, number: int, write: Callable[[Series], str]
+) -> HttpResponse:
+    """Run ``write(series)`` (it returns the message to show) and go back to the series."""
+    series = _series(tournament, number)
+    try:
+        done = write(series)
+    except ServiceError as error:
+        _refused(request, error)
+    else:
+        if done:
+            messages.success(request, done)
+    return redirect(_series_url(series))
+
+
+@require_POST
+@_organiser
+def series_redraw(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
+    seed = _seed(request)
+    if seed is False:
+        messages.error(request, gettext("Een lotnummer is een heel getal van 0 of meer."))
+        return redirect("tournament_series", tournament.pk, number)
+
+    def write(series: Series) -> str:
+        series = tournaments.series_redraw(series=series, seed=seed, actor=request.user)
+        return gettext("Serie %(number)s is opnieuw geloot (lotnummer %(seed)s).") % {
+            "number": series.number,
+            "seed": series.seed,
+        }
+
+    return _series_write(request, tournament, number, write)
+
+
+@require_POST
+@_organiser
+def series_swap(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
+    form = SwapForm(request.POST)
+    if not form.is_valid():
+        errors = [str(e) for field in form.errors.values() for e in field]
+        messages.error(request, errors[0] if errors else gettext("Kies twee spelers."))
+        return redirect("tournament_series", tournament.pk, number)
+    a = _player(tournament, form.cleaned_data["a"])
+    b = _player(tournament, form.cleaned_data["b"])
+    if a is None or b is None:
+        messages.error(request, gettext("Die speler is niet van deze club."))
+        return redirect("tournament_series", tournament.pk, number)
+
+    def write(series: Series) -> str:
+        tournaments.series_swap(series=series, a=a, b=b, actor=request.user)
+        return gettext("%(a)s en %(b)s zijn gewisseld.") % {"a": a.name, "b": b.name}
+
+    return _series_write(request, tournament, number, write)
+
+
+@require_POST
+@_organiser
+def series_start(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
+    def write(series: Series) -> str:
+        tournaments.series_start(series=series, actor=request.user)
+        return gettext("Serie %(number)s is begonnen: print de tafelkaarten.") % {
+            "number": series.number
+        }
+
+    return _series_write(request, tournament, number, write)
+
+
+@require_POST
+@_organiser
+def series_finish(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
+    def write(series: Series) -> str:
+        tournaments.series_finish(series=series, actor=request.user)
+        return gettext("Serie %(number)s is afgesloten.") % {"number": series.number}
+
+    return _series_write(request, tournament, number, write)
+
+
+@require_POST
+@_organiser
+def table_finish(
+    request: HttpRequest, tournament: Tournament, number: int, table: int
+) -> HttpResponse:
+    """End one table's game now (its time is up, or it played its rounds)."""
+
+    def write(series: Series) -> str:
+        found = _table(series, table)
+        status = next(s for s in tournaments.series_overview(series) if s.table.pk == found.pk)
+        # Only a table whose rounds or time are up: a game to the toepkoning ends by itself.
+        if status.state != "done":
+            raise tournaments.TournamentError(
+                gettext("Tafel %(table)s speelt nog: die stopt niet eerder.") % {"table": table}
+            )
+        tournaments.table_finish(table=found, actor=request.user)
+        return gettext("Tafel %(table)s is klaar.") % {"table": table}
+
+    return _series_write(request, tournament, number, write)
+
+
+# --- table cards and a paper lei -------------------------------------------------------------
+
+
+@require_GET
+@_organiser
+def table_cards(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
+    """The printable table cards of a started series (all, or one with ``?tafel=n``): A6, or
+    A5 with ``?formaat=a5``. Each carries the QR code of its table's secret scorer link."""
+    series = _series(tournament, number)
+    overview = tournaments.series_overview(series)
+    wanted = request.GET.get("tafel", "")
+    if wanted:
+        overview = [s for s in overview if str(s.table.number) == wanted]
+        if not overview:
+            raise Http404("no such table")
+    cards = []
+    for status in overview:
+        session = status.session
+        url = qr = ""
+        if session is not None and session.scorer_token:
+            url = request.build_absolute_uri(reverse("scorer_link", args=[session.scorer_token]))
+            qr = _qr(
+                url,
+                gettext("Scoren aan tafel %(table)s") % {"table": status.table.number},
+            )
+        cards.append({"status": status, "url": url, "qr": qr})
+    response = render(
+        request,
+        "scoring/toernooi/cards.html",
+        {
+            "tournament": tournament,
+            "series": series,
+            "cards": cards,
+            "a5": request.GET.get("formaat") == "a5",
+            "one": bool(wanted),
+        },
+    )
+    # The secret scorer links are on this page: not compressed (scoring/compression.py).
+    return no_compression(_private(response))
+
+
+@require_http_methods(["GET", "POST"])
+@_organiser
+def table_paper(
+    request: HttpRequest, tournament: Tournament, number: int, table: int
+) -> HttpResponse:
+    """A table's game from a paper lei: its final totals, or its rounds written out, with
+    the engine judging; a refused lei is shown with the reason and changes nothing."""
+    series = _series(tournament, number)
+    found = _table(series, table)
+    seated = [s.player for s in found.seats.select_related("player").order_by("position")]
+    posted = request.POST if request.method == "POST" else None
+    action = request.POST.get("action", "totals")
+    totals_form = PaperTotalsForm(
+        posted if action == "totals" else None, seats=[(p.pk, p.name) for p in seated]
+    )
+    rounds_form = PaperRoundsForm(
+        posted if action == "rounds" else None, players=[p.name for p in seated]
+    )
+    error = ""
+    if posted is not None:
+        form = rounds_form if action == "rounds" else totals_form
+        if form.is_valid():
+            try:
+                if action == "rounds":
+                    tournaments.table_enter_rounds(
+                        table=found, rounds=form.cleaned_data["rounds"], actor=request.user
+                    )
+                else:
+                    by_id = {p.pk: p for p in seated}
+                    totals = {by_id[pid]: total for pid, total in form.totals().items()}
+                    tournaments.table_enter_totals(table=found, totals=totals, actor=request.user)
+            except ServiceError as refused:
+                error = str(refused)
+            else:
+                messages.success(
+                    request,
+                    gettext("De papieren lei van tafel %(table)s is ingevoerd.") % {"table": table},
+                )
+                return redirect(_series_url(series))
+    return render(
+        request,
+        "scoring/toernooi/paper.html",
+        {
+            "tournament": tournament,
+            "series": series,
+            "table": found,
+            "totals_form": totals_form,
+            "rounds_form": rounds_form,
+            "error": error,
+        },
+        status=422 if error else 200,
+    )
+
+
+# --- the final table and the prizes ----------------------------------------------------------
+
+
+@require_POST
+@_organiser
+def final_table(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    try:
+        series = tournaments.final_table_create(tournament=tournament, actor=request.user)
+    except ServiceError as error:
+        _refused(request, error)
+        return redirect("tournament_page", tournament.pk)
+    messages.success(request, gettext("De finaletafel speelt: print de tafelkaart."))
+    return redirect(_series_url(series))
+
+
+@require_GET
+@_organiser
+def prize_list(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    prizes = tournaments.prize_list(tournament)
+    final = tournament.series.filter(final=True).first()
+    return render(
+        request,
+        "scoring/toernooi/prizes.html",
+        {
+            "tournament": tournament,
+            "prizes": prizes,
+            "final": final,
+            "final_done": final is not None and final.state == Series.State.FINISHED,
+            "step": "prizes",
+            "series_list": list(tournament.series.order_by("number")),
+        },
+    )
+
+
+# --- the room: public standings and the TV ---------------------------------------------------
+
+
+def _public_tournament(request: HttpRequest, slug: str, pk: int) -> tuple[Viewer, Tournament]:
+    """The club (a 404 for the public when it does not publish) and its tournament."""
+    viewer = _club_for(request, slug)
+    tournament = Tournament.objects.filter(club=viewer.club, pk=pk).first()
+    if tournament is None:
+        raise Http404("no such tournament")
+    return viewer, tournament
+
+
+def _lines(viewer: Viewer, standings: tournaments.Standings) -> list[dict[str, Any]]:
+    return [
+        {
+            "place": f"{row.place}=" if row.shared else str(row.place),
+            "name": viewer.name(row.player.name, row.player.public_initials),
+            "row": row,
+        }
+        for row in standings.rows
+    ]
+
+
+@require_GET
+def standings_page(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """The standings after every series, provisional while one runs.
+
+    Queries: 1. the club (and whether the one asking is a member); 2. the tournament;
+    3-5. the standings (``tournaments.tournament_standings``: the entries with their players,
+    the series' states, every table result): as many for 12 players as for 100."""
+    viewer, tournament = _public_tournament(request, slug, pk)
+    standings = tournaments.tournament_standings(tournament)
+    return _private(
+        render(
+            request,
+            "scoring/toernooi/standings.html",
+            {
+                "viewer": viewer,
+                "club": viewer.club,
+                "tournament": tournament,
+                "standings": standings,
+                "lines": _lines(viewer, standings),
+            },
+        )
+    )
+
+
+@require_GET
+def tv_page(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """The room's TV: the standings and the tables of the series drawn or playing, large.
+
+    The page polls itself (HTMX); standings longer than one screen are split into pages and
+    each poll shows the next one (``?pagina=``), so nobody has to scroll a TV."""
+    viewer, tournament = _public_tournament(request, slug, pk)
+    standings = tournaments.tournament_standings(tournament)
+    current = (
+        tournament.series.filter(state__in=[Series.State.DRAWN, Series.State.RUNNING])
+        .order_by("-number")
+        .first()
+    )
+    tables = []
+    if current is not None:
+        for status in tournaments.series_overview(current):
+            tables.append(
+                {
+                    "number": status.table.number,
+                    "players": [viewer.name(p.name, p.public_initials) for p in status.players],
+                    "state": status.state,
+                }
+            )
+    lines = _lines(viewer, standings)
+    per_page = TV_ROWS_BESIDE_TABLES if tables else TV_ROWS_PER_PAGE
+    pages = max(1, math.ceil(len(lines) / per_page))
+    try:
+        page = int(request.GET.get("pagina", "1"))
+    except ValueError:
+        page = 1
+    page = page if 1 <= page <= pages else 1
+    shown = lines[(page - 1) * per_page : page * per_page]
+    context = {
+        "viewer": viewer,
+        "club": viewer.club,
+        "tournament": tournament,
+        "standings": standings,
+        "lines": shown,
+        "columns": 2 if len(shown) > per_page // 2 else 1,
+        "page": page,
+        "pages": pages,
+        "next_page": page % pages + 1,
+        "current": current,
+        "tables": tables,
+        "poll_seconds": TV_POLL_SECONDS,
+    }
+    template = "scoring/toernooi/tv.html" + ("#board" if request.htmx else "")
+    return _private(render(request, template, context))
