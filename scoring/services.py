@@ -911,6 +911,10 @@ def player_merge(*, keep: Player, remove: Player, actor: Any = None) -> Player:
         if not remove.is_guest and keep.is_guest:
             keep.is_guest = False
             keep.save(update_fields=["is_guest"])
+        # A toernooi's entries and seats name players too (and keep them from being deleted).
+        from scoring.tournaments import merge_players_in_tournaments
+
+        merge_players_in_tournaments(keep=keep, remove=remove)
         AuditEntry.objects.create(
             club_id=keep.club_id,
             user=actor.user,

@@ -263,6 +263,8 @@ def tournament_create(
     if end_mode == Tournament.EndMode.TIME and end_time is None:
         raise TournamentError(_("Geef de tijd waarop de spellen eindigen."))
     points = _checked_points(table_points)
+    if rules is not None and not isinstance(rules, Mapping):
+        raise TournamentError(_("De regels kloppen niet: %(why)s") % {"why": type(rules).__name__})
     overrides = dict(rules or {})
     try:
         if preset:
@@ -319,7 +321,7 @@ def tournament_check_in(
     player who is already in changes nothing; one who withdrew comes back only if they have
     not missed a series."""
     players = list(players)
-    names = [g.strip() for g in guests if g and g.strip()]
+    names = _guest_names(guests)
     with transaction.atomic():
         locked = _lock(tournament)
         _must_be_open(locked)
@@ -360,6 +362,25 @@ def tournament_check_in(
                 entry.save(update_fields=["withdrawn_after"])
             entries.append(entry)
         return entries
+
+
+def _guest_names(guests: Iterable[str]) -> list[str]:
+    """The walk-ins' names, checked as the club's player names are (case does not count)."""
+    names: list[str] = []
+    longest = Player._meta.get_field("name").max_length
+    for given in guests:
+        name = given.strip() if isinstance(given, str) else ""
+        if not name:
+            continue
+        if len(name) > longest or "\x00" in name:
+            raise TournamentError(
+                _("%(name)s… is geen bruikbare naam (hoogstens %(max)s tekens).")
+                % {"name": name[:20], "max": longest}
+            )
+        if name.casefold() in {n.casefold() for n in names}:
+            raise TournamentError(_("%(name)s staat twee keer in de lijst.") % {"name": name})
+        names.append(name)
+    return names
 
 
 def tournament_withdraw(
@@ -415,6 +436,19 @@ def present_for(tournament: Tournament, number: int) -> list[Player]:
     return [e.player for e in entries if e.plays_in(number)]
 
 
+def merge_players_in_tournaments(*, keep: Player, remove: Player) -> None:
+    """For ``services.player_merge``: ``remove``'s check-ins, seats and first deals become
+    ``keep``'s. Refused when both are in one tournament (they sat there as two people)."""
+    both = Tournament.objects.filter(entries__player=keep).filter(entries__player=remove).first()
+    if both is not None:
+        raise services.MergeRefused(
+            f"{keep.name} and {remove.name} both play in the tournament {both.name}"
+        )
+    TournamentEntry.objects.filter(player=remove).update(player=keep)
+    TableSeat.objects.filter(player=remove).update(player=keep)
+    TournamentTable.objects.filter(dealer=remove).update(dealer=keep)
+
+
 # --- the draw ------------------------------------------------------------------------------
 
 
@@ -462,7 +496,7 @@ def series_draw(
                     % {"number": latest.number}
                 )
             if latest.state == Series.State.RUNNING:
-                _finish(latest, locked, actor=actor)
+                _finish(latest, locked, actor=actor, end_done=False)
         series = Series(tournament=locked, number=expected_number, seed=_seed(seed))
         _seat(series, locked)
         return series
@@ -702,6 +736,8 @@ def table_finish(*, table: TournamentTable, actor: Any = None) -> Session:
     """End a table's game now (its time is up, or it played its rounds): the places are the
     engine's order of the moment, by total (``services.session_finish``)."""
     session = _running_session(table)
+    if session.status in OVER:
+        raise TournamentError(_("Het spel aan deze tafel is al afgelopen."))
     services.session_finish(session=session, actor=actor)
     return session
 
@@ -821,9 +857,13 @@ def series_finish(*, series: Series, actor: Any = None) -> Series:
         return series
 
 
-def _finish(series: Series, tournament: Tournament, *, actor: Any) -> None:
+def _finish(series: Series, tournament: Tournament, *, actor: Any, end_done: bool = True) -> None:
+    """Close ``series``; with ``end_done`` the tables that may be ended ("done") are ended
+    now, without it only a series whose every game is over by itself is closed (a draw of
+    the next series does not end games behind the organiser's back)."""
     overview = series_overview(series)
-    playing = [t.table.number for t in overview if t.state not in ("finished", "done")]
+    over = ("finished", "done") if end_done else ("finished",)
+    playing = [t.table.number for t in overview if t.state not in over]
     if playing:
         raise SeriesNotDone(series, playing)
     for status in overview:
@@ -1010,7 +1050,7 @@ def final_table_create(
                 _("Eerst worden alle %(count)s series gespeeld.") % {"count": locked.series_count}
             )
         if latest.state == Series.State.RUNNING:
-            _finish(latest, locked, actor=actor)
+            _finish(latest, locked, actor=actor, end_done=False)
         elif latest.state == Series.State.DRAWN:
             raise TournamentError(
                 _("Serie %(number)s is geloot maar nog niet begonnen.") % {"number": latest.number}

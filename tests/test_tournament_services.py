@@ -642,3 +642,55 @@ def test_two_organisers_drawing_at_the_same_moment_get_one_draw():
     assert "al geloot" in str(told[0])
     assert Series.objects.filter(tournament=tournament).count() == 1
     assert TableSeat.objects.filter(series=drawn[0]).count() == 12
+
+
+def test_a_draw_does_not_end_games_still_playing_at_a_time_tournament(club):
+    tournament = make_tournament(club, end_mode="time", end_time=datetime.time(22, 0))
+    tournaments.tournament_check_in(tournament=tournament, guests=player_names(8))
+    series = draw_and_start(tournament, 1, seed=1)
+    with pytest.raises(tournaments.SeriesNotDone, match="1, 2"):
+        tournaments.series_draw(tournament=tournament, expected_number=2)
+    assert set(
+        Session.objects.filter(tournament_table__series=series).values_list("status", flat=True)
+    ) == {"running"}
+    tournaments.series_finish(series=series)  # the organiser calls time
+    assert tournaments.series_draw(tournament=tournament, expected_number=2).number == 2
+
+
+def test_a_table_already_over_is_not_ended_again(club):
+    tournament = make_tournament(club)
+    tournaments.tournament_check_in(tournament=tournament, guests=player_names(4))
+    table = draw_and_start(tournament, 1, seed=1).tables.get()
+    tournaments.table_finish(table=table)
+    version = Session.objects.get(pk=table.session_id).version
+    with pytest.raises(tournaments.TournamentError, match="al afgelopen"):
+        tournaments.table_finish(table=table)
+    assert Session.objects.get(pk=table.session_id).version == version
+
+
+def test_walk_ins_named_twice_are_refused_and_nobody_is_checked_in(club):
+    tournament = make_tournament(club)
+    with pytest.raises(tournaments.TournamentError, match="twee keer in de lijst"):
+        tournaments.tournament_check_in(tournament=tournament, guests=["Anne", "Bas", "anne"])
+    with pytest.raises(tournaments.TournamentError, match="geen bruikbare naam"):
+        tournaments.tournament_check_in(tournament=tournament, guests=["x" * 41])
+    assert not TournamentEntry.objects.exists()
+    assert not Player.objects.exists()
+
+
+def test_merging_a_guest_typed_twice_moves_their_tournament_seats_too(club):
+    tournament = make_tournament(club)
+    tournaments.tournament_check_in(tournament=tournament, guests=player_names(8))
+    series = draw_and_start(tournament, 1, seed=1)
+    keep = Player.objects.create(club=club, name="Anne de Vries")
+    remove = Player.objects.get(club=club, name="Anne")
+    services.player_merge(keep=keep, remove=remove)
+    assert TournamentEntry.objects.filter(tournament=tournament, player=keep).exists()
+    assert any("Anne de Vries" in table for table in seating(series))
+    assert tournaments.tournament_standings(tournament).by_player()[keep.pk].series_played == 1
+    # Two people who both played the tournament (at different tables) are not one person.
+    first, second = (table[0] for table in seating(series))
+    one, other = (Player.objects.get(club=club, name=n) for n in (first, second))
+    with pytest.raises(services.MergeRefused, match="both play in the tournament"):
+        services.player_merge(keep=one, remove=other)
+    assert Player.objects.filter(pk=other.pk).exists()
