@@ -46,7 +46,9 @@ class TournamentForm(forms.Form):
     club = forms.ModelChoiceField(queryset=Club.objects.none(), label=_("Club"), empty_label=None)
     name = forms.CharField(label=_("Naam"), max_length=100)
     date = forms.DateField(
-        label=_("Datum"), widget=forms.DateInput(attrs={"type": "date"}), initial=timezone.localdate
+        label=_("Datum"),
+        widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
+        initial=timezone.localdate,
     )
     season = forms.ModelChoiceField(
         queryset=Season.objects.none(),

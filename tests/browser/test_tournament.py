@@ -1,0 +1,256 @@
+"""A toernooi in real Chromium: the organiser on a tablet, a table's own tablet, and the TV.
+
+The organiser creates a tournament, checks 13 players in (11 members tapped, 2 walk-ins typed),
+draws series 1 (tables of 5, 4 and 4) and starts it. A second browser context opens table 1's
+scorer link from its table card (the URL the QR code holds) and scores the game through the
+tablet to its toepkoning; table 2 is entered from a paper lei, table 3 is played out. The
+organiser's series page shows each table finish without a reload, the series is closed and the
+second series drawn, and the TV, which only polls, shows the new tables by itself.
+
+Screenshots of every page at the sizes people use them land in test-artifacts/screenshots/.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.contrib.auth import get_user_model
+from playwright.sync_api import expect
+
+from scoring import services, tournaments
+from scoring.models import Club, ClubMembership, Player, Session, Tournament
+from tests.browser.conftest import console_errors
+from tests.conftest import new_key
+
+pytestmark = pytest.mark.browser
+
+MEMBERS = ["Anne", "Bas", "Cees", "Dirk", "Eva", "Fien", "Gijs", "Hans", "Ilse", "Joop", "Kees"]
+GUESTS = ["Wim de Wit", "Zoë"]
+LAPTOP = {"width": 1280, "height": 800}
+TABLET = {"width": 768, "height": 1024}
+TV = {"width": 1920, "height": 1080}
+PHONE = {"width": 375, "height": 812}
+
+
+def login(page, base_url: str, username: str, password: str) -> None:
+    page.goto(base_url + "/inloggen/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", password)
+    page.get_by_role("button", name="Inloggen", exact=True).click()
+    page.wait_for_url(base_url + "/")
+
+
+def play_out(session: Session) -> None:
+    session.refresh_from_db()
+    winner = session.seats.select_related("player").first().player.name
+    while session.status == Session.Status.RUNNING:
+        services.session_record_event(
+            session=session,
+            event={"type": "win", "player": winner},
+            version=session.version,
+            key=new_key(),
+        )
+        session.refresh_from_db()
+
+
+def fits_without_scrolling(page) -> bool:
+    return page.evaluate(
+        "document.documentElement.scrollHeight <= window.innerHeight + 1"
+        " && document.documentElement.scrollWidth <= window.innerWidth + 1"
+    )
+
+
+def test_an_organiser_runs_two_series_and_the_tv_follows(page, browser, base_url, screenshot_dir):
+    club = Club.objects.create(name="De Gouden Boer", slug="gouden-boer", standings_public=True)
+    for name in MEMBERS + ["Mien", "Nol"]:  # two members stay home
+        Player.objects.create(club=club, name=name)
+    user = get_user_model().objects.create_user("organisator", password="geheim-genoeg-1")
+    ClubMembership.objects.create(user=user, club=club, role="admin")
+
+    # Create the tournament: two series, the rest as the form suggests.
+    login(page, base_url, "organisator", "geheim-genoeg-1")
+    page.get_by_role("link", name="Toernooi organiseren").click()
+    page.get_by_role("link", name="Nieuw toernooi").click()
+    page.fill("#id_name", "Wintertoernooi")
+    page.fill("#id_series", "2")
+    page.screenshot(path=screenshot_dir / "toernooi-new-tablet.png", full_page=True)
+    page.get_by_role("button", name="Toernooi aanmaken").click()
+    page.wait_for_url(re.compile(r"/toernooi/\d+/aanmelden/$"))
+    tournament = Tournament.objects.get(name="Wintertoernooi")
+
+    # Check in: tap eleven members (each tap is one HTMX POST), type two walk-ins.
+    for name in MEMBERS:
+        toggle = page.locator(f'#checkin button[data-player="{name}"]')
+        toggle.click()
+        expect(page.locator(f'#checkin button[data-player="{name}"]')).to_have_attribute(
+            "aria-pressed", "true"
+        )
+    for name in GUESTS:
+        page.fill("#id_name", name)
+        page.get_by_role("button", name="Aanmelden", exact=True).click()
+        expect(page.locator("#checkin .present-list")).to_contain_text(name)
+    expect(page.locator(".checkin__count")).to_have_text("13 spelers spelen mee")
+    page.screenshot(path=screenshot_dir / "toernooi-checkin-tablet.png", full_page=True)
+    page.set_viewport_size(LAPTOP)
+    page.screenshot(path=screenshot_dir / "toernooi-checkin-laptop.png", full_page=True)
+    page.set_viewport_size(TABLET)
+
+    # The TV, in a context of its own without an account, watches from the start.
+    tv_context = browser.new_context(viewport=TV, locale="nl-NL")
+    tv_errors = console_errors(tv_context)
+    tv = tv_context.new_page()
+    tv.goto(f"{base_url}/club/{club.slug}/toernooi/{tournament.pk}/tv/")
+    expect(tv.locator("#tv-board")).to_contain_text("Anne")
+
+    # Draw series 1 and start it.
+    page.get_by_role("link", name="Klaar: naar de loting").click()
+    page.get_by_role("button", name="Serie 1 loten").click()
+    page.wait_for_url(re.compile(r"/serie/1/$"))
+    sizes = sorted(page.locator(f'[data-table="{n}"] tbody tr').count() for n in (1, 2, 3))
+    assert sizes == [4, 4, 5]
+    expect(tv.locator("#tv-board")).to_contain_text("Serie 1: zoek je tafel", timeout=20_000)
+    page.screenshot(path=screenshot_dir / "toernooi-series-drawn-tablet.png", full_page=True)
+    page.get_by_role("button", name="Serie 1 beginnen").click()
+    expect(page.locator('[data-state="running"]')).to_have_count(3)
+
+    # Table 1's card: its QR code holds the secret scorer link (as text beside it too).
+    page.get_by_role("link", name="Tafelkaart").first.click()
+    scorer_url = page.locator("[data-scorer-url]").get_attribute("data-scorer-url")
+    assert "/tafel/" in scorer_url
+    assert page.locator(".table-card__qr svg").count() == 1
+    page.go_back()
+
+    # A tablet without an account opens the link and scores table 1 to the toepkoning.
+    table_context = browser.new_context(viewport=TABLET, locale="nl-NL")
+    table_errors = console_errors(table_context)
+    tablet = table_context.new_page()
+    tablet.goto(scorer_url)
+    tablet.wait_for_url(re.compile(r"/sessies/\d+/$"))
+    session = Session.objects.get(pk=int(tablet.url.rstrip("/").split("/")[-1]))
+    first = session.seats.select_related("player").first().player.name
+    while True:
+        session.refresh_from_db()
+        if session.status != Session.Status.RUNNING:
+            break
+        before = session.version
+        tablet.get_by_role("button", name=f"Laatste slag: {first}", exact=True).click()
+        tablet.wait_for_selector(f'#round[data-version="{before + 1}"]')
+    expect(tablet.locator("body")).to_contain_text("toepkoning")
+
+    # The organiser's page shows table 1 finished by itself (it polls), no reload.
+    expect(page.locator('[data-table="1"]')).to_have_attribute(
+        "data-state", "finished", timeout=15_000
+    )
+    page.set_viewport_size(LAPTOP)
+    page.screenshot(path=screenshot_dir / "toernooi-series-running-laptop.png", full_page=True)
+    page.set_viewport_size(TABLET)
+
+    # Table 2 from a paper lei (final totals), table 3 played out elsewhere.
+    series = tournament.series.get(number=1)
+    page.goto(f"{base_url}/toernooi/{tournament.pk}/serie/1/tafel/2/papier/")
+    fields = page.locator('input[name^="total_"]')
+    for i in range(fields.count()):
+        fields.nth(i).fill(str(3 * i + 1))
+    page.screenshot(path=screenshot_dir / "toernooi-paper-tablet.png", full_page=True)
+    page.get_by_role("button", name="Eindstand opslaan").click()
+    page.wait_for_url(re.compile(r"/serie/1/$"))
+    play_out(series.tables.get(number=3).session)
+    expect(page.locator('[data-state="finished"]')).to_have_count(3, timeout=15_000)
+    expect(page.locator("#series-tables")).to_contain_text("Alle tafels zijn klaar.")
+
+    # Close the series, draw the second one: the TV shows its tables by itself.
+    standings_before = tv.locator("#tv-board").inner_text()
+    page.get_by_role("button", name="Serie afsluiten").click()
+    expect(page.locator(".notices")).to_contain_text("Serie 1 is afgesloten.")
+    page.get_by_role("button", name="Serie 2 loten").click()
+    page.wait_for_url(re.compile(r"/serie/2/$"))
+    expect(page.locator("h1")).to_contain_text("Serie 2 van 2")
+    page.screenshot(path=screenshot_dir / "toernooi-series-2-drawn-tablet.png", full_page=True)
+    url_before = tv.url
+    expect(tv.locator("#tv-board")).to_contain_text("Serie 2: zoek je tafel", timeout=20_000)
+    assert tv.url == url_before  # updated in place, never reloaded
+    assert tv.locator("#tv-board").inner_text() != standings_before
+    tv.screenshot(path=screenshot_dir / "toernooi-tv-13.png")
+
+    # The public standings on a phone.
+    phone_context = browser.new_context(viewport=PHONE, locale="nl-NL")
+    phone_errors = console_errors(phone_context)
+    phone = phone_context.new_page()
+    phone.goto(f"{base_url}/club/{club.slug}/toernooi/{tournament.pk}/")
+    expect(phone.locator("#standings tbody tr")).to_have_count(13)
+    phone.screenshot(path=screenshot_dir / "toernooi-standings-phone.png", full_page=True)
+    assert phone.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+
+    for context in (tv_context, table_context, phone_context):
+        context.close()
+    assert tv_errors == [] and table_errors == [] and phone_errors == []
+
+
+def test_the_tv_shows_40_players_without_scrolling(browser, base_url, screenshot_dir):
+    club = Club.objects.create(name="De Gouden Boer", slug="gouden-boer", standings_public=True)
+    players = [Player.objects.create(club=club, name=f"Speler {i:02}") for i in range(1, 41)]
+    tournament = tournaments.tournament_create(club=club, name="Grote avond", series_count=3)
+    tournaments.tournament_check_in(tournament=tournament, players=players)
+    series = tournaments.series_draw(tournament=tournament, expected_number=1, seed=4)
+    tournaments.series_start(series=series)
+    for table in series.tables.all():
+        play_out(table.session)
+    tournaments.series_finish(series=series)
+    tournaments.series_draw(tournament=tournament, expected_number=2, seed=5)
+
+    context = browser.new_context(viewport=TV, locale="nl-NL")
+    errors = console_errors(context)
+    tv = context.new_page()
+    url = f"{base_url}/club/{club.slug}/toernooi/{tournament.pk}/tv/"
+    tv.goto(url)
+    # Standings beside the next series' ten tables: the rows are split into pages.
+    expect(tv.locator(".tv-table")).to_have_count(10)
+    assert fits_without_scrolling(tv)
+    assert tv.locator(".tv-standings tbody tr").count() <= 40
+    tv.screenshot(path=screenshot_dir / "toernooi-tv-40-tables.png")
+    first_page = tv.locator(".tv-standings tbody").inner_text()
+    expect(tv.locator(".tv-page")).to_contain_text("pagina 2 van 2", timeout=20_000)
+    assert tv.locator(".tv-standings tbody").inner_text() != first_page  # turned by itself
+
+    # Between series (nothing drawn): all 40 on one page, still no scrolling.
+    tournaments.series_start(series=tournament.series.get(number=2))
+    for table in tournament.series.get(number=2).tables.all():
+        play_out(table.session)
+    tournaments.series_finish(series=tournament.series.get(number=2))
+    tv.goto(url)
+    expect(tv.locator(".tv-standings tbody tr")).to_have_count(40)
+    assert fits_without_scrolling(tv)
+    tv.screenshot(path=screenshot_dir / "toernooi-tv-40.png")
+    context.close()
+    assert errors == []
+
+
+def test_the_table_cards_print_as_a6_pages(browser, base_url, screenshot_dir):
+    club = Club.objects.create(name="De Gouden Boer", slug="gouden-boer")
+    players = [Player.objects.create(club=club, name=n) for n in MEMBERS[:9]]
+    user = get_user_model().objects.create_user("organisator", password="geheim-genoeg-1")
+    ClubMembership.objects.create(user=user, club=club, role="admin")
+    tournament = tournaments.tournament_create(club=club, name="Wintertoernooi", series_count=2)
+    tournaments.tournament_check_in(tournament=tournament, players=players)
+    series = tournaments.series_draw(tournament=tournament, expected_number=1, seed=2)
+    tournaments.series_start(series=series)
+
+    context = browser.new_context(viewport=TABLET, locale="nl-NL")
+    errors = console_errors(context)
+    page = context.new_page()
+    login(page, base_url, "organisator", "geheim-genoeg-1")
+    page.goto(f"{base_url}/toernooi/{tournament.pk}/serie/1/tafelkaarten/")
+    expect(page.locator(".table-card")).to_have_count(2)  # 9 players: 5 + 4
+    page.screenshot(path=screenshot_dir / "toernooi-cards-tablet.png", full_page=True)
+    pdf = page.pdf(path=str(screenshot_dir / "toernooi-cards-a6.pdf"), prefer_css_page_size=True)
+    pages = pdf.count(b"/Type /Page") - pdf.count(b"/Type /Pages")
+    assert pages == 2  # one A6 page per table
+    # A6 is 105 x 148 mm: 297.6 x 419.5 points (Chromium rounds to whole CSS pixels).
+    boxes = re.findall(rb"/MediaBox \[0 0 ([\d.]+) ([\d.]+)\]", pdf)
+    assert boxes and all(abs(float(w) - 297.6) < 1 and abs(float(h) - 419.5) < 1 for w, h in boxes)
+    page.emulate_media(media="print")
+    page.set_viewport_size({"width": 397, "height": 559})  # A6 at 96 dpi
+    page.screenshot(path=screenshot_dir / "toernooi-card-a6-print.png")
+    context.close()
+    assert errors == []
