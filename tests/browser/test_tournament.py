@@ -63,7 +63,7 @@ def fits_without_scrolling(page) -> bool:
 
 def test_an_organiser_runs_two_series_and_the_tv_follows(page, browser, base_url, screenshot_dir):
     club = Club.objects.create(name="De Gouden Boer", slug="gouden-boer", standings_public=True)
-    for name in MEMBERS + ["Mien", "Nol"]:  # two members stay home
+    for name in [*MEMBERS, "Mien", "Nol"]:  # two members stay home
         Player.objects.create(club=club, name=name)
     user = get_user_model().objects.create_user("organisator", password="geheim-genoeg-1")
     ClubMembership.objects.create(user=user, club=club, role="admin")
@@ -184,7 +184,9 @@ def test_an_organiser_runs_two_series_and_the_tv_follows(page, browser, base_url
 
     for context in (tv_context, table_context, phone_context):
         context.close()
-    assert tv_errors == [] and table_errors == [] and phone_errors == []
+    assert tv_errors == []
+    assert table_errors == []
+    assert phone_errors == []
 
 
 def test_the_tv_shows_40_players_without_scrolling(browser, base_url, screenshot_dir):
@@ -248,7 +250,8 @@ def test_the_table_cards_print_as_a6_pages(browser, base_url, screenshot_dir):
     assert pages == 2  # one A6 page per table
     # A6 is 105 x 148 mm: 297.6 x 419.5 points (Chromium rounds to whole CSS pixels).
     boxes = re.findall(rb"/MediaBox \[0 0 ([\d.]+) ([\d.]+)\]", pdf)
-    assert boxes and all(abs(float(w) - 297.6) < 1 and abs(float(h) - 419.5) < 1 for w, h in boxes)
+    assert boxes
+    assert all(abs(float(w) - 297.6) < 1 and abs(float(h) - 419.5) < 1 for w, h in boxes)
     page.emulate_media(media="print")
     page.set_viewport_size({"width": 397, "height": 559})  # A6 at 96 dpi
     page.screenshot(path=screenshot_dir / "toernooi-card-a6-print.png")
