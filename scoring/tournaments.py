@@ -337,6 +337,10 @@ def tournament_check_in(
                 raise TournamentError(str(clash)) from clash
             players += [found[n] for n in names]
         first = _joining_series(locked)
+        if first > locked.series_count:
+            raise TournamentError(
+                _("Alle series zijn begonnen: er kan niemand meer bij dit toernooi.")
+            )
         existing = {e.player_id: e for e in locked.entries.select_for_update()}
         if len({p.pk for p in players} | set(existing)) > MAX_PLAYERS:
             raise TournamentError(

@@ -694,3 +694,12 @@ def test_merging_a_guest_typed_twice_moves_their_tournament_seats_too(club):
     with pytest.raises(services.MergeRefused, match="both play in the tournament"):
         services.player_merge(keep=one, remove=other)
     assert Player.objects.filter(pk=other.pk).exists()
+
+
+def test_nobody_checks_in_once_the_last_series_has_started(club):
+    tournament = make_tournament(club, series_count=1)
+    tournaments.tournament_check_in(tournament=tournament, guests=player_names(4))
+    draw_and_start(tournament, 1, seed=1)
+    with pytest.raises(tournaments.TournamentError, match="niemand meer"):
+        tournaments.tournament_check_in(tournament=tournament, guests=["Laatkomer"])
+    assert TournamentEntry.objects.filter(tournament=tournament).count() == 4
