@@ -45,8 +45,9 @@ from scoring.views import _qr
 
 SERIES_POLL_SECONDS = 3
 TV_POLL_SECONDS = 8  # each poll turns the TV's page when the standings need more than one
-TV_ROWS_PER_PAGE = 40  # two columns of 20: readable from 10 m at 1920 x 1080
-TV_ROWS_BESIDE_TABLES = 24  # when the next series' tables share the screen
+TV_ROWS_PER_COLUMN = 20  # rows of 3 % of the screen's height: readable from 10 m
+TV_ROWS_PER_PAGE = 2 * TV_ROWS_PER_COLUMN  # 40 players on one screen, beside the tables too
+TV_COMPACT_TABLES = 10  # more tables than this: one line each, so that 25 fit the screen
 
 # --- access ----------------------------------------------------------------------------------
 
@@ -711,7 +712,7 @@ def tv_page(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
                 }
             )
     lines = _lines(viewer, standings)
-    per_page = TV_ROWS_BESIDE_TABLES if tables else TV_ROWS_PER_PAGE
+    per_page = TV_ROWS_PER_PAGE
     pages = max(1, math.ceil(len(lines) / per_page))
     try:
         page = int(request.GET.get("pagina", "1"))
@@ -725,7 +726,10 @@ def tv_page(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         "tournament": tournament,
         "standings": standings,
         "lines": shown,
-        "columns": 2 if len(shown) > per_page // 2 else 1,
+        "columns": [
+            shown[i : i + TV_ROWS_PER_COLUMN] for i in range(0, len(shown), TV_ROWS_PER_COLUMN)
+        ],
+        "compact": len(tables) > TV_COMPACT_TABLES,
         "page": page,
         "pages": pages,
         "next_page": page % pages + 1,

@@ -189,7 +189,9 @@ def test_an_organiser_runs_two_series_and_the_tv_follows(page, browser, base_url
     assert phone_errors == []
 
 
-def test_the_tv_shows_40_players_without_scrolling(browser, base_url, screenshot_dir):
+def test_the_tv_shows_40_players_without_scrolling_and_turns_pages_beyond(
+    browser, base_url, screenshot_dir
+):
     club = Club.objects.create(name="De Gouden Boer", slug="gouden-boer", standings_public=True)
     players = [Player.objects.create(club=club, name=f"Speler {i:02}") for i in range(1, 41)]
     tournament = tournaments.tournament_create(club=club, name="Grote avond", series_count=3)
@@ -206,24 +208,43 @@ def test_the_tv_shows_40_players_without_scrolling(browser, base_url, screenshot
     tv = context.new_page()
     url = f"{base_url}/club/{club.slug}/toernooi/{tournament.pk}/tv/"
     tv.goto(url)
-    # Standings beside the next series' ten tables: the rows are split into pages.
+    # The standings beside the next series' ten tables: all 40 on one screen.
     expect(tv.locator(".tv-table")).to_have_count(10)
+    expect(tv.locator(".tv-standings tbody tr")).to_have_count(40)
     assert fits_without_scrolling(tv)
-    assert tv.locator(".tv-standings tbody tr").count() <= 40
+    assert tv.locator(".tv-page").count() == 0
     tv.screenshot(path=screenshot_dir / "toernooi-tv-40-tables.png")
-    first_page = tv.locator(".tv-standings tbody").inner_text()
-    expect(tv.locator(".tv-page")).to_contain_text("pagina 2 van 2", timeout=20_000)
-    assert tv.locator(".tv-standings tbody").inner_text() != first_page  # turned by itself
 
-    # Between series (nothing drawn): all 40 on one page, still no scrolling.
-    tournaments.series_start(series=tournament.series.get(number=2))
-    for table in tournament.series.get(number=2).tables.all():
+    # Ten late arrivals: 50 rows, two pages that the poll turns by itself.
+    late = [Player.objects.create(club=club, name=f"Laat {i:02}") for i in range(1, 11)]
+    tournaments.tournament_check_in(tournament=tournament, players=late)
+    expect(tv.locator(".tv-page")).to_contain_text("pagina 1 van 2", timeout=20_000)
+    first_page = tv.locator(".tv-standings").inner_text()
+    expect(tv.locator(".tv-page")).to_contain_text("pagina 2 van 2", timeout=20_000)
+    assert tv.locator(".tv-standings").inner_text() != first_page
+    assert fits_without_scrolling(tv)
+    tv.screenshot(path=screenshot_dir / "toernooi-tv-50-page-2.png")
+
+    # Between series (nothing drawn): the standings alone, still no scrolling.
+    second = tournament.series.get(number=2)
+    tournaments.series_redraw(series=second, seed=6)  # with the late arrivals
+    tournaments.series_start(series=second)
+    for table in second.tables.all():
         play_out(table.session)
-    tournaments.series_finish(series=tournament.series.get(number=2))
+    tournaments.series_finish(series=second)
     tv.goto(url)
     expect(tv.locator(".tv-standings tbody tr")).to_have_count(40)
     assert fits_without_scrolling(tv)
-    tv.screenshot(path=screenshot_dir / "toernooi-tv-40.png")
+    tv.screenshot(path=screenshot_dir / "toernooi-tv-50-standings.png")
+
+    # A hundred players: the 25 tables of the next series one line each.
+    crowd = [Player.objects.create(club=club, name=f"Gast {i:02}") for i in range(1, 51)]
+    tournaments.tournament_check_in(tournament=tournament, players=crowd)
+    tournaments.series_draw(tournament=tournament, expected_number=3, seed=8)
+    tv.goto(url)
+    expect(tv.locator(".tv-tables--compact .tv-table")).to_have_count(25)
+    tv.screenshot(path=screenshot_dir / "toernooi-tv-100-tables.png")
+    assert fits_without_scrolling(tv)
     context.close()
     assert errors == []
 
