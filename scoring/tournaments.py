@@ -615,7 +615,24 @@ def series_swap(*, series: Series, a: Player, b: Player, actor: Any = None) -> S
             if table.dealer_id in (a.pk, b.pk) and first.table_id != second.table_id:
                 table.dealer_id = b.pk if table.dealer_id == a.pk else a.pk
                 table.save(update_fields=["dealer"])
+        # The organiser sees what the swap did to the repeat pairs.
+        series.repeat_pairs = _repeats(series)
+        series.save(update_fields=["repeat_pairs"])
         return series
+
+
+def _repeats(series: Series) -> list[list[int]]:
+    """The pairs seated together in ``series`` who met in an earlier series."""
+    met = drawing.meetings(_history(series.tournament, series.number))
+    tables: dict[int, list[int]] = defaultdict(list)
+    for table_id, player_id in series.seats.values_list("table_id", "player_id"):
+        tables[table_id].append(player_id)
+    return sorted(
+        list(drawing.pair(a, b))
+        for members in tables.values()
+        for a, b in combinations(members, 2)
+        if met.get(drawing.pair(a, b))
+    )
 
 
 def _must_be_drawn(series: Series) -> None:

@@ -703,3 +703,25 @@ def test_nobody_checks_in_once_the_last_series_has_started(club):
     with pytest.raises(tournaments.TournamentError, match="niemand meer"):
         tournaments.tournament_check_in(tournament=tournament, guests=["Laatkomer"])
     assert TournamentEntry.objects.filter(tournament=tournament).count() == 4
+
+
+def test_a_swap_shows_the_pairs_it_makes_meet_again(club):
+    tournament = make_tournament(club)
+    tournaments.tournament_check_in(tournament=tournament, guests=player_names(16))
+    first = draw_and_start(tournament, 1, seed=1)
+    for table in first.tables.all():
+        tournaments.table_finish(table=table)
+    second = tournaments.series_draw(tournament=tournament, expected_number=2, seed=2)
+    assert second.repeat_pairs == []
+    # Move Anne to a table where somebody she sat with in series 1 sits.
+    before = seating(first)
+    anne_met = set(next(t for t in before if "Anne" in t)) - {"Anne"}
+    tables = seating(second)
+    there = next(t for t in tables if "Anne" not in t and anne_met & set(t))
+    b = next(n for n in there if n not in anne_met)
+    anne = Player.objects.get(club=club, name="Anne")
+    tournaments.series_swap(series=second, a=anne, b=Player.objects.get(club=club, name=b))
+    second.refresh_from_db()
+    names = dict(Player.objects.filter(club=club).values_list("pk", "name"))
+    pairs = {frozenset((names[x], names[y])) for x, y in second.repeat_pairs}
+    assert {frozenset(("Anne", n)) for n in anne_met & set(there)} <= pairs
