@@ -173,6 +173,15 @@ def test_an_organiser_runs_two_series_and_the_tv_follows(page, browser, base_url
     assert tv.locator("#tv-board").inner_text() != standings_before
     tv.screenshot(path=screenshot_dir / "toernooi-tv-13.png")
 
+    # The organiser's overview and the (provisional) prize list, on a laptop.
+    page.set_viewport_size(LAPTOP)
+    page.locator("nav .steps a").first.click()
+    expect(page.locator("#next-step")).to_be_visible()
+    page.screenshot(path=screenshot_dir / "toernooi-overview-laptop.png", full_page=True)
+    page.get_by_role("link", name="Prijslijst").first.click()
+    expect(page.locator(".prize-list tbody tr")).to_have_count(13)
+    page.screenshot(path=screenshot_dir / "toernooi-prizes-laptop.png", full_page=True)
+
     # The public standings on a phone.
     phone_context = browser.new_context(viewport=PHONE, locale="nl-NL")
     phone_errors = console_errors(phone_context)
