@@ -49,6 +49,7 @@ from itertools import combinations, pairwise
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.db.models import Prefetch
 from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.translation import gettext as _
@@ -635,6 +636,10 @@ def _repeats(series: Series) -> list[list[int]]:
     )
 
 
+# A table's seats with their players in one query, in seat order.
+_SEATS = Prefetch("seats", queryset=TableSeat.objects.select_related("player").order_by("position"))
+
+
 def _must_be_drawn(series: Series) -> None:
     if series.state != Series.State.DRAWN:
         raise TournamentError(
@@ -651,7 +656,7 @@ def series_start(*, series: Series, actor: Any = None) -> Series:
         _must_be_open(tournament)
         series = Series.objects.select_for_update().get(pk=series.pk)
         _must_be_drawn(series)
-        tables = list(series.tables.select_related("dealer").prefetch_related("seats__player"))
+        tables = list(series.tables.select_related("dealer").prefetch_related(_SEATS))
         seated = {s.player_id for t in tables for s in t.seats.all()}
         if not series.final:
             present = {p.pk for p in present_for(tournament, series.number)}
@@ -715,9 +720,7 @@ def _table_session(
 def series_overview(series: Series) -> list[TableStatus]:
     """Every table of ``series`` with its players, state and current totals (three queries)."""
     tournament = series.tournament
-    tables = list(
-        series.tables.select_related("dealer", "session").prefetch_related("seats__player")
-    )
+    tables = list(series.tables.select_related("dealer", "session").prefetch_related(_SEATS))
     results: dict[int, list[SessionResult]] = defaultdict(list)
     sessions = [t.session_id for t in tables if t.session_id]
     for r in SessionResult.objects.filter(session__in=sessions, player__isnull=False):
@@ -1089,7 +1092,7 @@ def final_table_create(
         rng.shuffle(seated)
         series.save()
         _store_tables(series, [seated], [rng.choice(seated)], {p.pk: p for p in finalists})
-        table = series.tables.prefetch_related("seats__player").select_related("dealer").get()
+        table = series.tables.prefetch_related(_SEATS).select_related("dealer").get()
         _table_session(locked, series, table, actor=actor)
         series.state = Series.State.RUNNING
         series.save(update_fields=["state"])

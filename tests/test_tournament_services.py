@@ -725,3 +725,21 @@ def test_a_swap_shows_the_pairs_it_makes_meet_again(club):
     names = dict(Player.objects.filter(club=club).values_list("pk", "name"))
     pairs = {frozenset((names[x], names[y])) for x, y in second.repeat_pairs}
     assert {frozenset(("Anne", n)) for n in anne_met & set(there)} <= pairs
+
+
+@pytest.mark.parametrize("players", [12, 100])
+def test_the_series_overview_and_prize_list_cost_the_same_whatever_the_players(
+    club, players, django_assert_num_queries
+):
+    tournament = make_tournament(club, series_count=1, final_table=False)
+    tournaments.tournament_check_in(tournament=tournament, guests=player_names(players))
+    series = draw_and_start(tournament, 1, seed=1)
+    series = Series.objects.select_related("tournament").get(pk=series.pk)
+    with django_assert_num_queries(3):  # tables with dealers and sessions, seats, results
+        overview = tournaments.series_overview(series)
+    assert sum(len(t.players) for t in overview) == players
+    assert {t.state for t in overview} == {"running"}
+    tournament = Tournament.objects.get(pk=tournament.pk)
+    with django_assert_num_queries(4):  # the standings' three, the final series
+        prizes = tournaments.prize_list(tournament)
+    assert len(prizes) == players
