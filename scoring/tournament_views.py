@@ -10,6 +10,23 @@ Who may do what: the organiser is an admin of the tournament's club, or a superu
 else gets a 404 for a tournament, as for a session of another club. The standings and the TV
 are league pages: members of the club and, for a club that publishes its standings, the public
 (initials where a player asked for them).
+
+Choices where the issue is silent:
+
+- **Table cards come with the start.** A table's session, and so its scorer link, is made when
+  the series starts (the organiser may still swap after the draw); before that the series page
+  and the TV show who sits where.
+- **Only a table whose rounds or time are up is ended by the organiser.** A game to the
+  toepkoning ends by itself; "serie afsluiten" ends the tables that may stop.
+- **The polls pause on a hidden page** through ``static/js/toernooi.js``: htmx's trigger
+  filter ``[document.visibilityState === 'visible']`` is evaluated as code, which the CSP
+  (no ``unsafe-eval``) forbids.
+- **The TV** shows 40 rows to a screen (two columns of 20, beside the tables of the series
+  drawn or playing); longer standings are split into pages and every poll shows the next one.
+  More than ten tables are listed one line each, so the 25 tables of 100 players fit.
+- **A paper lei** is entered by its final totals (places by total) or by its rounds written
+  out one line each in the lei's words ("Bas toept, Cees weg, Anne wint"); the words are read
+  here, the engine judges the rounds.
 """
 
 from __future__ import annotations

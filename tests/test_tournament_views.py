@@ -769,3 +769,19 @@ def test_a_draw_without_repeats_says_so(org, club, tournament, members):
     org.post(reverse("tournament_draw", args=[tournament.pk]), {"number": "2"})
     text = org.get(reverse("tournament_series", args=[tournament.pk, 2])).content.decode()
     assert "Niemand treft een tegenstander van een eerdere serie opnieuw." in text
+
+
+@pytest.mark.parametrize(
+    ("language", "words", "dutch"),
+    [
+        ("en", ["Draw again", "Swap two players", "Start series 1"], "Opnieuw loten"),
+        ("de", ["Neu auslosen", "Zwei Spieler tauschen", "Serie 1 beginnen"], "Opnieuw loten"),
+    ],
+)
+def test_the_draw_speaks_english_and_german(org, tournament, members, language, words, dutch):
+    drawn(tournament, members)
+    url = reverse("tournament_series", args=[tournament.pk, 1])
+    text = org.get(url, HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    for word in words:
+        assert word in text
+    assert dutch not in text
