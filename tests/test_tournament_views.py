@@ -785,3 +785,29 @@ def test_the_draw_speaks_english_and_german(org, tournament, members, language, 
     for word in words:
         assert word in text
     assert dutch not in text
+
+
+def test_every_toernooi_page_has_nothing_inline_for_the_policy(org, club, tournament, members):
+    from tests.test_security_headers import POLICY, inline_parts
+
+    series = drawn(tournament, members)
+    tournaments.series_start(series=series)
+    pk = tournament.pk
+    urls = [
+        reverse("tournament_list"),
+        reverse("tournament_new"),
+        reverse("tournament_page", args=[pk]),
+        reverse("tournament_checkin", args=[pk]),
+        reverse("tournament_series", args=[pk, 1]),
+        reverse("tournament_table_cards", args=[pk, 1]),
+        reverse("tournament_table_paper", args=[pk, 1, 1]),
+        reverse("tournament_prizes", args=[pk]),
+        reverse("tournament_standings", args=[club.slug, pk]),
+        reverse("tournament_tv", args=[club.slug, pk]),
+    ]
+    for url in urls:
+        for headers in ({}, HX):
+            response = org.get(url, **headers)
+            assert response.status_code == 200, url
+            assert response["Content-Security-Policy"] == POLICY
+            assert inline_parts(response.content.decode()).found == [], url
