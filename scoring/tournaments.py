@@ -29,6 +29,10 @@ Decisions where the issue is silent:
   refused until the organiser draws it again (``series_redraw``); the same for a withdrawal
   then. Once a series has started, a late arrival plays from the next one and a player who
   leaves plays out their table (the game goes on) and is out of the next draw.
+- **"After N rounds" and "at a time"** are called by the organiser: a table that has played
+  its N rounds shows as done and ``series_finish`` (or ``table_finish``) ends it; rounds it
+  played meanwhile count, as they would on the lei. A draw of the next series never ends a
+  game: it waits until every table is over or the organiser closes the series.
 - **A paper lei's totals** record the places by total (lowest first) and no toepkoning; enter
   the rounds for the toepkoning to count.
 - **The final table** takes the top four of the standings after the last series, passing
