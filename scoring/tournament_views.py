@@ -231,6 +231,9 @@ def tournament_page(request: HttpRequest, tournament: Tournament) -> HttpRespons
         and latest is not None
         and latest.state != Series.State.DRAWN
     )
+    share_url = request.build_absolute_uri(
+        reverse("tournament_standings", args=[tournament.club.slug, tournament.pk])
+    )
     return render(
         request,
         "scoring/toernooi/tournament.html",
@@ -246,6 +249,8 @@ def tournament_page(request: HttpRequest, tournament: Tournament) -> HttpRespons
             "can_draw": can_draw,
             "can_final": can_final,
             "step": "overview",
+            "share_url": share_url,
+            "share_qr": _qr(share_url, gettext("De stand van het toernooi")),
         },
     )
 

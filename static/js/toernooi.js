@@ -2,7 +2,9 @@
    1. A poll marked data-poll-visible asks nothing while the page is hidden (a tablet in a
       pocket, a background tab). htmx's trigger filter [document.visibilityState === 'visible']
       would say the same, but htmx evaluates filters as code, which the CSP (no eval) forbids.
-   2. A button with data-print prints the page (the table cards, the prize list). */
+   2. A button with data-print prints the page (the table cards, the prize list).
+   3. Tap-tap swap on a drawn series: tap a name, then another, and the swap form (two
+      selects, which work without this) is sent with those two. */
 (function () {
   "use strict";
 
@@ -19,6 +21,21 @@
     if (button) {
       evt.preventDefault();
       window.print();
+      return;
+    }
+    var pick = evt.target.closest && evt.target.closest("[data-swap-id]");
+    var form = document.getElementById("swap-form");
+    if (!pick || !form) { return; }
+    var picked = document.querySelector('[data-swap-id][aria-pressed="true"]');
+    if (picked === pick) {
+      pick.setAttribute("aria-pressed", "false");
+    } else if (!picked) {
+      pick.setAttribute("aria-pressed", "true");
+    } else {
+      form.elements.a.value = picked.dataset.swapId;
+      form.elements.b.value = pick.dataset.swapId;
+      pick.setAttribute("aria-pressed", "true");
+      form.requestSubmit ? form.requestSubmit() : form.submit();
     }
   });
 })();

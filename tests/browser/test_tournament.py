@@ -109,6 +109,16 @@ def test_an_organiser_runs_two_series_and_the_tv_follows(page, browser, base_url
     page.wait_for_url(re.compile(r"/serie/1/$"))
     sizes = sorted(page.locator(f'[data-table="{n}"] tbody tr').count() for n in (1, 2, 3))
     assert sizes == [4, 4, 5]
+    # Tap-tap: a name at table 1, then one at table 2, and the two trade places.
+    first_pick = page.locator('[data-table="1"] [data-swap-id]').first
+    second_pick = page.locator('[data-table="2"] [data-swap-id]').first
+    a, b = first_pick.inner_text(), second_pick.inner_text()
+    first_pick.click()
+    expect(first_pick).to_have_attribute("aria-pressed", "true")
+    second_pick.click()
+    expect(page.locator(".notices")).to_contain_text(f"{a} en {b} zijn gewisseld.")
+    expect(page.locator('[data-table="2"]')).to_contain_text(a)
+    expect(page.locator('[data-table="1"]')).to_contain_text(b)
     expect(tv.locator("#tv-board")).to_contain_text("Serie 1: zoek je tafel", timeout=20_000)
     page.screenshot(path=screenshot_dir / "toernooi-series-drawn-tablet.png", full_page=True)
     page.get_by_role("button", name="Serie 1 beginnen").click()
