@@ -3,7 +3,9 @@
       pocket, a background tab). htmx's trigger filter [document.visibilityState === 'visible']
       would say the same, but htmx evaluates filters as code, which the CSP (no eval) forbids.
    2. A button with data-print prints the page (the table cards, the prize list).
-   3. Tap-tap swap on a drawn series: tap a name, then another, and the swap form (two
+   3. A poll that fails (pub wifi) shows the page's [data-stale] notice until one gets through
+      again: what the page shows may be behind, and the organiser should know.
+   4. Tap-tap swap on a drawn series: tap a name, then another, and the swap form (two
       selects, which work without this) is sent with those two. */
 (function () {
   "use strict";
@@ -13,6 +15,25 @@
     if (elt && elt.hasAttribute && elt.hasAttribute("data-poll-visible") &&
         document.visibilityState !== "visible") {
       evt.preventDefault();
+    }
+  });
+
+  function stale(on) {
+    document.querySelectorAll("[data-stale]").forEach(function (notice) { notice.hidden = !on; });
+  }
+  ["htmx:sendError", "htmx:timeout", "htmx:responseError"].forEach(function (name) {
+    document.addEventListener(name, function (evt) {
+      var elt = evt.detail && evt.detail.elt;
+      if (elt && elt.hasAttribute && elt.hasAttribute("data-poll-visible")) { stale(true); }
+    });
+  });
+  // Before the swap: the polled element is replaced (outerHTML), and an event on the old one
+  // after that no longer reaches the document.
+  document.addEventListener("htmx:beforeSwap", function (evt) {
+    var elt = evt.detail && evt.detail.elt;
+    var xhr = evt.detail && evt.detail.xhr;
+    if (xhr && xhr.status < 400 && elt && elt.hasAttribute && elt.hasAttribute("data-poll-visible")) {
+      stale(false);
     }
   });
 

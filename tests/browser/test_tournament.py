@@ -297,3 +297,34 @@ def test_the_table_cards_print_as_a6_pages(browser, base_url, screenshot_dir):
     page.screenshot(path=screenshot_dir / "toernooi-card-a6-print.png")
     context.close()
     assert errors == []
+
+
+def test_the_series_page_says_when_its_poll_cannot_get_through(browser, base_url, screenshot_dir):
+    club = Club.objects.create(name="De Gouden Boer", slug="gouden-boer")
+    players = [Player.objects.create(club=club, name=n) for n in MEMBERS[:8]]
+    user = get_user_model().objects.create_user("organisator", password="geheim-genoeg-1")
+    ClubMembership.objects.create(user=user, club=club, role="admin")
+    tournament = tournaments.tournament_create(club=club, name="Wintertoernooi", series_count=2)
+    tournaments.tournament_check_in(tournament=tournament, players=players)
+    series = tournaments.series_draw(tournament=tournament, expected_number=1, seed=2)
+    tournaments.series_start(series=series)
+
+    context = browser.new_context(viewport=TABLET, locale="nl-NL")
+    errors = console_errors(context)
+    page = context.new_page()
+    login(page, base_url, "organisator", "geheim-genoeg-1")
+    page.goto(f"{base_url}/toernooi/{tournament.pk}/serie/1/")
+    stale = page.locator("[data-stale]")
+    expect(stale).to_be_hidden()
+    context.set_offline(True)  # the pub's wifi drops
+    expect(stale).to_be_visible(timeout=10_000)
+    page.screenshot(path=screenshot_dir / "toernooi-series-offline-tablet.png", full_page=True)
+    play_out(series.tables.get(number=1).session)
+    context.set_offline(False)
+    expect(stale).to_be_hidden(timeout=10_000)
+    expect(page.locator('[data-table="1"]')).to_have_attribute("data-state", "finished")
+    context.close()
+    # Offline, the browser and htmx log the failed polls; nothing else went wrong.
+    assert errors
+    expected = ("ERR_INTERNET_DISCONNECTED", "htmx:sendError", "htmx:afterRequest")
+    assert all(any(word in e for word in expected) for e in errors), errors
