@@ -328,3 +328,22 @@ def test_the_series_page_says_when_its_poll_cannot_get_through(browser, base_url
     assert errors
     expected = ("ERR_INTERNET_DISCONNECTED", "htmx:sendError", "htmx:afterRequest")
     assert all(any(word in e for word in expected) for e in errors), errors
+
+
+def test_a_tap_at_the_check_in_keeps_the_focus_on_that_toggle(page, base_url):
+    club = Club.objects.create(name="De Gouden Boer", slug="gouden-boer")
+    for name in MEMBERS[:4]:
+        Player.objects.create(club=club, name=name)
+    user = get_user_model().objects.create_user("organisator", password="geheim-genoeg-1")
+    ClubMembership.objects.create(user=user, club=club, role="admin")
+    tournament = tournaments.tournament_create(club=club, name="Wintertoernooi", series_count=2)
+    login(page, base_url, "organisator", "geheim-genoeg-1")
+    page.goto(f"{base_url}/toernooi/{tournament.pk}/aanmelden/")
+    toggle = page.locator('#checkin button[data-player="Cees"]')
+    toggle.focus()
+    page.keyboard.press("Enter")  # a keyboard or switch user taps
+    expect(toggle).to_have_attribute("aria-pressed", "true")
+    assert page.evaluate("document.activeElement.dataset.player") == "Cees"
+    page.keyboard.press("Enter")
+    expect(toggle).to_have_attribute("aria-pressed", "false")
+    assert page.evaluate("document.activeElement.dataset.player") == "Cees"
