@@ -65,6 +65,7 @@ TV_POLL_SECONDS = 8  # each poll turns the TV's page when the standings need mor
 TV_ROWS_PER_COLUMN = 20  # rows of 3 % of the screen's height: readable from 10 m
 TV_ROWS_PER_PAGE = 2 * TV_ROWS_PER_COLUMN  # 40 players on one screen, beside the tables too
 TV_COMPACT_TABLES = 10  # more tables than this: one line each, so that 25 fit the screen
+TV_BIG_TABLES = 4  # this many or fewer: their names as large as the standings'
 
 # --- access ----------------------------------------------------------------------------------
 
@@ -752,6 +753,7 @@ def tv_page(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             shown[i : i + TV_ROWS_PER_COLUMN] for i in range(0, len(shown), TV_ROWS_PER_COLUMN)
         ],
         "compact": len(tables) > TV_COMPACT_TABLES,
+        "big": len(tables) <= TV_BIG_TABLES,
         "page": page,
         "pages": pages,
         "next_page": page % pages + 1,
