@@ -811,3 +811,20 @@ def test_every_toernooi_page_has_nothing_inline_for_the_policy(org, club, tourna
             assert response.status_code == 200, url
             assert response["Content-Security-Policy"] == POLICY
             assert inline_parts(response.content.decode()).found == [], url
+
+
+def test_the_cards_print_on_a5_when_asked(org, tournament, members):
+    series = drawn(tournament, members)
+    tournaments.series_start(series=series)
+    url = reverse("tournament_table_cards", args=[tournament.pk, 1])
+    assert 'class="print-cards"' in org.get(url).content.decode()
+    assert 'class="print-cards print-cards--a5"' in org.get(url + "?formaat=a5").content.decode()
+
+
+def test_the_organiser_sees_the_tournaments_of_their_clubs_only(org, club, tournament):
+    other = make_club("De Zwarte Zeven", "zwarte-zeven")
+    tournaments.tournament_create(club=other, name="Elders")
+    text = org.get(reverse("tournament_list")).content.decode()
+    assert "Wintertoernooi" in text
+    assert "Elders" not in text
+    assert reverse("tournament_new") in text
