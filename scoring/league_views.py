@@ -16,6 +16,7 @@ import hashlib
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
+from decimal import Decimal
 
 from django.core.paginator import Paginator
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q
@@ -275,10 +276,33 @@ def render_standings_rows(
     return mark_safe("".join(parts))  # noqa: S308  (every value escaped above)
 
 
-def _csv_response(filename: str) -> tuple[HttpResponse, csv.writer]:
+# A spreadsheet runs a cell that starts with one of these as a formula (OWASP, "CSV
+# injection"): a player named "=HYPERLINK(…)" must open as the text it is.
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: object) -> object:
+    """``value`` as a CSV cell that no spreadsheet runs: text that could start a formula gets a
+    leading single quote; numbers (ints and Decimals, a negative total too) stay numbers."""
+    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+class _SafeCsvWriter:
+    """``csv.writer`` whose every text cell goes through ``csv_cell``."""
+
+    def __init__(self, response: HttpResponse) -> None:
+        self._writer = csv.writer(response)
+
+    def writerow(self, row: Iterable[object]) -> None:
+        self._writer.writerow([csv_cell(value) for value in row])
+
+
+def _csv_response(filename: str) -> tuple[HttpResponse, _SafeCsvWriter]:
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return _private(response), csv.writer(response)
+    return _private(response), _SafeCsvWriter(response)
 
 
 @require_GET
@@ -310,13 +334,14 @@ def season_standings_csv(request: HttpRequest, slug: str, season_id: int) -> Htt
                 viewer.name(row.name, row.public_initials),
                 row.sessions,
                 row.toepkoningen,
-                f"{row.average_place:.2f}",
+                # Decimals, not formatted text: a number, even a negative one, is no formula.
+                Decimal(f"{row.average_place:.2f}"),
                 row.points,
                 row.rounds_played,
                 row.rounds_won,
-                "" if row.won_share is None else f"{100 * row.won_share:.1f}",
+                "" if row.won_share is None else Decimal(f"{100 * row.won_share:.1f}"),
                 row.strafpunten,
-                "" if row.per_round is None else f"{row.per_round:.3f}",
+                "" if row.per_round is None else Decimal(f"{row.per_round:.3f}"),
                 " ".join(str(f.place) for f in row.form),
             ]
         )
