@@ -53,6 +53,7 @@ from scoring.forms_admin import (
     MergeForm,
     PlayerForm,
     PresenceForm,
+    SeasonForm,
     SessionForm,
     refusal_message,
 )
@@ -362,6 +363,7 @@ class PlayerAdmin(ClubScopedAdmin):
 
 @admin.register(Season)
 class SeasonAdmin(ClubScopedAdmin):
+    form = SeasonForm
     list_display = ["name", "club", "starts_on", "ends_on", "sessions_count"]
     ordering = ["-starts_on", "pk"]
     list_filter = [("club", admin.RelatedOnlyFieldListFilter)]

@@ -18,7 +18,8 @@ from django.utils.translation import gettext_lazy as _
 
 from scoring.engine import EVENT_TYPES, MESSAGES, Refusal, resolve_rules
 from scoring.forms import RANK_LABELS
-from scoring.models import Club, ClubMembership, Player, Session
+from scoring.models import Club, ClubMembership, Player, Season, Session
+from scoring.standings import InvalidRanking, Ranking
 
 ABSENCE_CHOICES = [("", _("at the table")), ("toilet", _("toilet")), ("drinks", _("drinks"))]
 EVENT_LABELS = {
@@ -117,6 +118,24 @@ class ClubForm(forms.ModelForm):
         except Refusal as refusal:
             raise forms.ValidationError(refusal_message(refusal)) from None
         return data
+
+
+class SeasonForm(forms.ModelForm):
+    """A season's ranking is read by the one code that ranks the standings
+    (``standings.Ranking.parse``), so what it cannot read is a form error, never a page that
+    breaks later."""
+
+    class Meta:
+        model = Season
+        fields = ["club", "name", "starts_on", "ends_on", "ranking"]
+
+    def clean_ranking(self) -> Any:
+        ranking = self.cleaned_data.get("ranking")
+        try:
+            Ranking.parse(ranking)
+        except InvalidRanking as problem:
+            raise forms.ValidationError(str(problem)) from None
+        return ranking
 
 
 class SessionForm(forms.ModelForm):

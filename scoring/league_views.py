@@ -47,6 +47,11 @@ from scoring.templatetags.lei import score_chart_tag
 
 ARCHIVE_PAGE_SIZE = 25
 EVENING_POLL_SECONDS = 5
+# The evenings a club can have played: other dates are a 404, and the page's previous/next
+# links never step outside Python's dates (0001-01-01 minus a day is an OverflowError).
+FIRST_EVENING = datetime.date(1900, 1, 1)
+LAST_EVENING = datetime.date(2999, 12, 31)
+ONE_DAY = datetime.timedelta(days=1)
 
 
 # --- access ------------------------------------------------------------------------------------
@@ -706,8 +711,8 @@ def evening(request: HttpRequest, slug: str, day: str) -> HttpResponse:
     nothing changed ends here with a 304); 3. the results with the players."""
     viewer = _club_for(request, slug)
     date = _day(day)
-    if date is None:
-        raise Http404("not a date")
+    if date is None or not FIRST_EVENING <= date <= LAST_EVENING:
+        raise Http404("not a date of an evening")
     sessions = list(
         Session.objects.filter(club=viewer.club, played_on=date).order_by("table_label", "id")
     )
@@ -737,8 +742,8 @@ def evening(request: HttpRequest, slug: str, day: str) -> HttpResponse:
             "date": date,
             "tables": tables,
             "poll_seconds": EVENING_POLL_SECONDS,
-            "previous": date - datetime.timedelta(days=1),
-            "next": date + datetime.timedelta(days=1),
+            "previous": date - ONE_DAY if date > FIRST_EVENING else None,
+            "next": date + ONE_DAY if date < LAST_EVENING else None,
         },
     )
     response["ETag"] = etag
