@@ -17,6 +17,9 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from django.urls import Resolver404, resolve
+from django.utils import translation
+from django.utils.translation import gettext
 
 
 def policy_header(policy: dict[str, str], report_uri: str = "") -> str:
@@ -39,6 +42,54 @@ class ContentSecurityPolicyMiddleware:
         if "Content-Security-Policy" not in response:
             response["Content-Security-Policy"] = self.header
         return response
+
+
+class TapBodyLimitMiddleware:
+    """A 413 for a POST to a tablet URL whose body is larger than any tap, before anything reads
+    the body: CSRF's check would parse it (a 10 MB multipart upload went to a temporary file)
+    and every worker would pay for it. A tap is a few hundred bytes; a round's correction form
+    is a row per event. Only the announced ``Content-Length`` is looked at: without one Django
+    reads no body at all."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.method == "POST":
+            try:
+                length = int(request.META.get("CONTENT_LENGTH") or 0)
+            except ValueError:
+                length = 0
+            if length > settings.TAP_BODY_LIMIT:
+                limit = _tap_body_limit(request.path_info)
+                if limit is not None and length > limit:
+                    return _too_large(request, limit)
+        return self.get_response(request)
+
+
+def _tap_body_limit(path: str) -> int | None:
+    """The body limit of the tablet URL ``path``; None for any other URL."""
+    try:
+        name = resolve(path).url_name
+    except Resolver404:
+        return None
+    if name == "round_edit":
+        return settings.ROUND_EDIT_BODY_LIMIT
+    return settings.TAP_BODY_LIMIT if name in TAP_URLS else None
+
+
+TAP_URLS = frozenset(
+    ["session_event", "session_undo", "session_presence", "session_finish", "scorer_link_change"]
+)
+
+
+def _too_large(request: HttpRequest, limit: int) -> HttpResponse:
+    # Before LocaleMiddleware: the language is taken here as it would take it.
+    with translation.override(translation.get_language_from_request(request)):
+        text = gettext("Dit verzoek is te groot: hoogstens %(limit)s bytes.") % {"limit": limit}
+    response = HttpResponse(text, status=413, content_type="text/plain; charset=utf-8")
+    response["Connection"] = "close"  # the rest of the body is not read
+    return response
 
 
 def client_ip(request: HttpRequest) -> str | None:

@@ -65,6 +65,8 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "toepen_site.middleware.ContentSecurityPolicyMiddleware",
+    # A tablet URL refuses a body larger than any tap with 413, before anything reads it.
+    "toepen_site.middleware.TapBodyLimitMiddleware",
     # The viewers' poll, when it needs no drawing, is answered here (scoring/middleware.py).
     "scoring.middleware.ViewerPollMiddleware",
     # gzip for the app's answers (not static files: whitenoise has them precompressed), minding
@@ -82,6 +84,11 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "toepen_site.urls"
+
+# Bytes of a POST to the tablet's URLs (toepen_site.middleware.TapBodyLimitMiddleware): a tap
+# is a few hundred; a round's correction has a row per event (at most 500).
+TAP_BODY_LIMIT = 16 * 1024
+ROUND_EDIT_BODY_LIMIT = 256 * 1024
 
 TEMPLATES = [
     {
