@@ -7,9 +7,16 @@ The engine tests need no database; the others are marked.
 from __future__ import annotations
 
 import pytest
+from django.db import connection
+from django.urls import reverse
 
+from scoring import services
 from scoring.engine import Refusal, replay
 from scoring.engine.bounds import MAX_EVENTS, MAX_ROUNDS, POT_LIMIT, TOTAL_LIMIT
+from scoring.forms import SessionStartForm
+from scoring.models import ClubMembership, RoundScore
+from tests.conftest import make_session, record
+from tests.safety import projection_problems, row_counts
 from tests.test_engine_rules import ev, play, refusal, refused_at, session
 
 # --- the engine ------------------------------------------------------------------------------
@@ -184,3 +191,172 @@ def test_a_pot_that_would_grow_beyond_the_limit_is_refused():
     assert f"limit of {POT_LIMIT} cents" in str(error)
     assert error.round is not None
     assert error.round <= rounds_needed
+
+
+# --- the tablet's forms ----------------------------------------------------------------------
+
+
+@pytest.fixture
+def scorer(client, club, user):
+    ClubMembership.objects.create(user=user, club=club, role="scorer")
+    client.force_login(user)
+    return client
+
+
+def tap(client, session, **data):
+    session.refresh_from_db()
+    data = {"version": session.version, "key": f"k-{session.version}-{data}", **data}
+    url = reverse("session_event", args=[session.pk])
+    return client.post(url, data, HTTP_HX_REQUEST="true")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("points", ["3000000000", "9" * 400, "-101", "101"])
+def test_finding_2_a_huge_penalty_tap_is_a_form_message_and_changes_nothing(
+    scorer, session, points
+):
+    before = row_counts()
+    response = tap(scorer, session, type="penalty", player="Anne", points=points, reason="x")
+    assert response.status_code == 200
+    assert "Punten: van -100 tot en met 100." in response.content.decode()
+    assert row_counts() == before
+    assert not session.rounds.exists()
+
+
+@pytest.mark.django_db
+def test_the_penalty_bound_is_said_in_the_users_language(scorer, session):
+    scorer.cookies["django_language"] = "de"
+    response = tap(scorer, session, type="penalty", player="Anne", points="3000000000")
+    assert "Punkte: von -100 bis 100." in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_a_penalty_at_the_bound_is_recorded(scorer, session):
+    response = tap(scorer, session, type="penalty", player="Anne", points="-100", reason="x")
+    assert response.status_code == 200
+    assert session.rounds.get().events[0]["points"] == -100
+
+
+@pytest.mark.django_db
+def test_a_huge_bid_tap_is_a_form_message(scorer, club, people):
+    session = make_session(club, game="pot")
+    response = tap(scorer, session, type="bid", player="Anne", bid="1e400")
+    assert "Bod (€): van 0.01 tot en met 100000." in response.content.decode()
+    assert not session.rounds.exists()
+
+
+@pytest.mark.django_db
+def test_finding_2_the_engine_refuses_a_huge_penalty_sent_past_the_form(session):
+    # A service call (an import, a script) is checked by the engine itself: nothing is written.
+    before = row_counts()
+    with pytest.raises(Refusal) as caught:
+        record(session, "penalty", "Anne", points=3_000_000_000, reason="x")
+    assert caught.value.code == "out_of_range"
+    assert row_counts() == before
+
+
+@pytest.mark.django_db
+def test_the_start_form_bounds_every_number_rule(club, people):
+    data = {"club": club.pk, "dealer": 1, "game": "strafpunten", "preset": "standaard"}
+    data |= {"seat_1": "Anne", "seat_2": "Bas", "rule_max_points": "100000"}
+    form = SessionStartForm(data, clubs=[club])
+    assert not form.is_valid()
+    assert form.errors["rule_max_points"] == ["Dood bij: van 2 tot en met 1000."]
+    form = SessionStartForm({**data, "rule_max_points": "1000"}, clubs=[club])
+    assert form.is_valid(), form.errors
+
+
+@pytest.mark.django_db
+def test_the_start_form_bounds_the_pot_amounts(club, people):
+    data = {"club": club.pk, "dealer": 1, "game": "pot", "preset": "standaard"}
+    data |= {"seat_1": "Anne", "seat_2": "Bas", "ante": "100000.01"}
+    form = SessionStartForm(data, clubs=[club])
+    assert not form.is_valid()
+    assert "ante" in form.errors
+
+
+# --- the database: the bounds keep every number within its column ----------------------------
+
+on_postgresql = pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="the column types that wrap are PostgreSQL's"
+)
+
+
+def extreme_strafpunten() -> dict:
+    """A session at the engine's extremes: the highest stake a round can reach (a blind knock
+    to 1000, then a knock for every event left, doubled by a jack), and a total driven to the
+    lowest total allowed by penalties of -100."""
+    knocks = [ev("knock", "Bas" if i % 2 == 0 else "Anne") for i in range(MAX_EVENTS - 4)]
+    top = [
+        ev("blind_knock", "Anne"),
+        ev("fold", "Cees"),
+        ev("fold", "Dirk"),
+        *knocks,
+        ev("win", "Bas", jack=True),
+    ]
+    low = [penalty(-100, "Cees") for _ in range(MAX_EVENTS - 1)] + [ev("win", "Cees")]
+    rounds_low = (TOTAL_LIMIT - 1000) // 49_900  # as far down as the limit allows
+    return {
+        "format": "toepen/1",
+        "players": ["Anne", "Bas", "Cees", "Dirk"],
+        "rules": {
+            "max_points": 1000,
+            "knock_cap": "none",
+            "blind_stake": 1000,
+            "jack_win_double": True,
+        },
+        "start": {"Cees": -1000, "Dirk": -1000},
+        "rounds": [{"events": top}] + [{"events": low}] * rounds_low,
+    }
+
+
+def extreme_pot() -> dict:
+    """A pot game at its extremes: bids of ten million cents until the pot is near its limit."""
+    one = {"bids": dict.fromkeys(["Anne", "Bas", "Cees", "Dirk"], 10**7), "winner": "Anne"}
+    rounds = (POT_LIMIT - 4 * 10**7) // (2 * 10**7)
+    return {
+        "format": "toepen/1",
+        "game": "pot",
+        "players": ["Anne", "Bas", "Cees", "Dirk"],
+        "rules": {"ante": 10**7, "pot_minimum": 10**7, "pass_payment": 10**7},
+        "rounds": [one] * rounds,
+    }
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("make", [extreme_strafpunten, extreme_pot])
+def test_finding_2_the_extremes_are_stored_as_they_are_and_equal_a_replay(club, make):
+    data = make()
+    result = replay(data)
+    session = services.session_import(club=club, data=data)
+    assert projection_problems(session) == []
+    stored = {
+        (s.round.number, s.player.name): (s.stake, s.points, s.total)
+        for s in RoundScore.objects.filter(round__session=session).select_related("round", "player")
+    }
+    for rr in result.rounds:
+        for name in rr.participants:
+            assert stored[(rr.number, name)] == (rr.stake, rr.points[name], rr.totals[name])
+    values = [v for t in stored.values() for v in t]
+    assert max(values) < 2**31
+    assert min(values) >= -(2**31)
+
+
+def test_the_extremes_are_the_extremes():
+    """The sessions above reach the limits of bounds.py, or the test would prove little."""
+    strafpunten = replay(extreme_strafpunten())
+    assert max(r.stake for r in strafpunten.rounds) == 1000 + MAX_EVENTS - 4
+    assert strafpunten.rounds[0].points["Anne"] == 2 * (1000 + MAX_EVENTS - 4)
+    assert min(strafpunten.totals.values()) < -TOTAL_LIMIT + 50_000
+    pot_game = replay(extreme_pot())
+    assert pot_game.pot > POT_LIMIT - 2 * 10**7
+    assert pot_game.rounds[0].stake == 10**7  # the winning bid
+
+
+@on_postgresql
+@pytest.mark.django_db
+def test_finding_2_on_postgresql_with_server_side_binding_nothing_wraps(club):
+    assert connection.settings_dict["OPTIONS"].get("server_side_binding") is True
+    for make in (extreme_strafpunten, extreme_pot):
+        session = services.session_import(club=club, data=make())
+        assert projection_problems(session) == []
