@@ -10,6 +10,7 @@ projection.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -18,9 +19,38 @@ if TYPE_CHECKING:
 
 FORMAT = "toepen/1"
 
+# What an import reads at most, so that no file makes unbounded work. A session of the engine's
+# 10,000 rounds is about 3 MB; a club's export holds all its sessions. JSON deeper than
+# MAX_DEPTH is no session file (one is 6 levels deep, a club's export 9) and is refused before
+# anything walks it.
+MAX_SESSION_BYTES = 8 * 1024 * 1024
+MAX_CLUB_BYTES = 64 * 1024 * 1024
+MAX_DEPTH = 32
+
 
 class SessionFileError(ValueError):
     """A file that is not a session file at all (not JSON, cut off, not an object)."""
+
+
+def read_text(path: str, *, limit: int, what: str = "session file") -> str:
+    """The text of a UTF-8 file (``-``: standard input) of at most ``limit`` bytes, or a clear
+    ``SessionFileError``; a missing file is an ``OSError``."""
+    if path == "-":
+        stream = getattr(sys.stdin, "buffer", sys.stdin)
+        raw = stream.read(limit + 1)
+    else:
+        with open(path, "rb") as handle:
+            raw = handle.read(limit + 1)
+    if isinstance(raw, str):  # a text stream (a test's standard input)
+        raw = raw.encode("utf-8", "surrogateescape")
+    if len(raw) > limit:
+        raise SessionFileError(f"not a valid {what}: it is larger than {limit // (1024 * 1024)} MB")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise SessionFileError(
+            f"not a valid {what}: it is not UTF-8 text (byte {error.start + 1} cannot be read)"
+        ) from None
 
 
 def load_json(text: str, *, what: str = "session file") -> dict[str, Any]:
@@ -40,9 +70,36 @@ at line 1, column 33
         raise SessionFileError(
             f"not a valid {what}: the JSON {problem} at line {error.lineno}, column {error.colno}"
         ) from None
+    except RecursionError:
+        raise SessionFileError(
+            f"not a valid {what}: the JSON is nested deeper than {MAX_DEPTH} levels"
+        ) from None
+    except ValueError:  # an integer of more digits than Python reads (4,300)
+        raise SessionFileError(f"not a valid {what}: it holds a number too long to read") from None
     if not isinstance(data, dict):
         raise SessionFileError(f"not a valid {what}: it is not a JSON object")
+    if too_deep(data):
+        raise SessionFileError(
+            f"not a valid {what}: the JSON is nested deeper than {MAX_DEPTH} levels"
+        )
     return data
+
+
+def too_deep(data: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether JSON ``data`` nests lists and objects more than ``limit`` deep (no recursion)."""
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            children = value.values()
+        elif isinstance(value, list):
+            children = value
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return False
 
 
 def round_to_file(round_: Round, game: str = "strafpunten") -> dict[str, Any]:
