@@ -42,7 +42,7 @@ from scoring.models import (
     Session,
     SessionResult,
 )
-from scoring.sessionfile import rename_players
+from scoring.sessionfile import public_file
 from scoring.templatetags.lei import score_chart_tag
 
 ARCHIVE_PAGE_SIZE = 25
@@ -684,7 +684,7 @@ def session_export(request: HttpRequest, slug: str, session_id: int) -> HttpResp
         seats = list(session.seats.select_related("player"))
         renames = _public_names(seats)
         if renames:
-            data = rename_players(data, renames)
+            data = public_file(data, renames)
     response = HttpResponse(
         json.dumps(data, ensure_ascii=False, indent=2) + "\n",
         content_type="application/json; charset=utf-8",

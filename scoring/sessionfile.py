@@ -60,7 +60,7 @@ def load_json(text: str, *, what: str = "session file") -> dict[str, Any]:
     Traceback (most recent call last):
     ...
     scoring.sessionfile.SessionFileError: not a valid session file: the JSON is cut off \
-at line 1, column 33
+at line 1, column 36
     """
     try:
         data = json.loads(text)
@@ -224,6 +224,49 @@ def rename_players(data: Mapping[str, Any], names: Mapping[str, str]) -> dict[st
     if "dealer" in data:
         out["dealer"] = new(data["dealer"])
     return out
+
+
+def rename_sides(data: Mapping[str, Any], names: Mapping[str, str]) -> dict[str, Any]:
+    """A copy of session file ``data`` whose sides (team toepen) are renamed with their players.
+
+    A side is often named after its members ("Anne Geheimnaam & Cees", as the tablet names
+    them): every player name in ``names`` found in a side's name is replaced there too, so a
+    player shown by initials is never shown in full through their side. Sides are keys of the
+    teams and of the start totals. A renamed side that would clash with another side or a
+    player gets a prime, as initials do.
+
+    >>> rename_sides({"teams": {"Anne Geheimnaam & Cees": ["Anne Geheimnaam", "Cees"],
+    ...                         "Bas & Dirk": ["Bas", "Dirk"]}},
+    ...              {"Anne Geheimnaam": "A.G."})["teams"]
+    {'A.G. & Cees': ['Anne Geheimnaam', 'Cees'], 'Bas & Dirk': ['Bas', 'Dirk']}
+    """
+    teams = data.get("teams")
+    if not isinstance(teams, Mapping) or not names:
+        return dict(data)
+    longest_first = sorted(names, key=len, reverse=True)
+    taken = {names.get(p, p) for p in all_names(data) if isinstance(p, str)}
+    sides: dict[str, str] = {}
+    for side in teams:
+        new = side
+        for old in longest_first:
+            if old and old in new:
+                new = new.replace(old, names[old])
+        while new != side and (new in taken or new in teams):
+            new += "'"
+        taken.add(new)
+        sides[side] = new
+    out = dict(data)
+    out["teams"] = {sides[side]: members for side, members in teams.items()}
+    start = data.get("start")
+    if isinstance(start, Mapping):
+        out["start"] = {sides.get(k, k): v for k, v in start.items()}
+    return out
+
+
+def public_file(data: Mapping[str, Any], names: Mapping[str, str]) -> dict[str, Any]:
+    """Session file ``data`` as the public may see it: the players in ``names`` renamed (to
+    their initials), and the sides named after them with them."""
+    return rename_players(rename_sides(data, names), names)
 
 
 def all_names(data: Mapping[str, Any]) -> list[str]:
