@@ -360,3 +360,21 @@ def test_finding_2_on_postgresql_with_server_side_binding_nothing_wraps(club):
     for make in (extreme_strafpunten, extreme_pot):
         session = services.session_import(club=club, data=make())
         assert projection_problems(session) == []
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        ("nl", "points moet van -100 tot en met 100 zijn, niet 3000000000"),
+        ("de", "points muss zwischen -100 und 100 liegen, nicht 3000000000"),
+        ("en", "points must be from -100 to 100, not 3000000000"),
+    ],
+)
+def test_a_bound_refusal_is_translated(language, expected):
+    from django.utils import translation
+
+    from scoring.forms import refusal_text
+
+    error = refusal([penalty(3_000_000_000), ev("win", "B")])
+    with translation.override(language):
+        assert refusal_text(error) == expected
