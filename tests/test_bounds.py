@@ -378,3 +378,23 @@ def test_a_bound_refusal_is_translated(language, expected):
     error = refusal([penalty(3_000_000_000), ev("win", "B")])
     with translation.override(language):
         assert refusal_text(error) == expected
+
+
+@pytest.mark.django_db
+def test_finding_2_a_400_digit_penalty_in_the_round_editor_is_a_form_message(scorer, session):
+    from tests.test_views_tablet import edit_url, editor_data
+
+    record(session, "win", "Cees")
+    before = row_counts()
+    rows = [
+        {"type": "penalty", "player": "Anne", "points": "9" * 400, "reason": "x"},
+        {"type": "win", "player": "Cees"},
+    ]
+    response = scorer.post(edit_url(session, 1), editor_data(session, rows), HTTP_HX_REQUEST="true")
+    assert response.status_code == 200
+    assert "Punten: van -100 tot en met 100." in response.content.decode()
+    assert row_counts() == before
+    # and the next round-ending tap still works (it was a 500 while the penalty stood)
+    response = tap(scorer, session, type="win", player="Anne")
+    assert response.status_code == 200
+    assert session.rounds.count() == 2
