@@ -256,6 +256,10 @@ class MembershipInline(ClubScopedInline, admin.TabularInline):
     extra = 0
     fields = ["user", "role"]
 
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        # Each row shows its member's username: one join, not a query per member.
+        return super().get_queryset(request).select_related("user")
+
 
 @admin.register(Club)
 class ClubAdmin(ClubScopedAdmin):

@@ -459,7 +459,8 @@ class EventRowForm(EventFieldsMixin):
         return data
 
 
-EventRowFormSet = forms.formset_factory(EventRowForm, extra=2, max_num=60)
+# absolute_max too: a posted TOTAL_FORMS of thousands would otherwise build that many forms.
+EventRowFormSet = forms.formset_factory(EventRowForm, extra=2, max_num=60, absolute_max=60)
 
 
 def event_row_initial(event: dict[str, Any]) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from scoring.engine import EVENT_TYPES, MESSAGES, Refusal, resolve_rules
+from scoring.engine.bounds import MAX_EVENTS
 from scoring.forms import RANK_LABELS
 from scoring.models import Club, ClubMembership, Player, Season, Session
 from scoring.standings import InvalidRanking, Ranking
@@ -238,8 +239,16 @@ class BaseEventFormSet(forms.BaseFormSet):
         return [form.to_event() for form in self.ordered_forms]
 
 
+# A round holds at most MAX_EVENTS events; a posted TOTAL_FORMS beyond that is refused before
+# that many forms are built.
 EventFormSet = forms.formset_factory(
-    EventForm, formset=BaseEventFormSet, extra=2, can_order=True, can_delete=True
+    EventForm,
+    formset=BaseEventFormSet,
+    extra=2,
+    can_order=True,
+    can_delete=True,
+    max_num=MAX_EVENTS,
+    absolute_max=MAX_EVENTS,
 )
 
 
