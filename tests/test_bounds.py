@@ -176,6 +176,14 @@ def test_a_bid_above_ten_million_cents_is_refused_even_with_a_bigger_pot():
     assert "at most 10000000 cents" in str(error)
 
 
+def test_the_tablet_offers_bids_up_to_the_pot_and_never_past_the_bound():
+    small = replay(pot(ante=100), open_round=True).what_now()
+    assert small.max_bid == 300
+    big = replay(pot(ante=10**7), open_round=True).what_now()
+    assert big.pot == 3 * 10**7
+    assert big.max_bid == 10**7
+
+
 def test_a_400_digit_bid_is_refused_with_a_short_message():
     error = pot_refusal(pot({"bids": {"A": int("9" * 400), "B": "fold", "C": "fold"}}))
     assert error.code == "pot_bid_too_high"

@@ -63,7 +63,7 @@ class PotView:
     round_number: int
     pot: int
     balances: dict[str, int]
-    max_bid: int  # a bid may be anything up to the pot at the start of the round
+    max_bid: int  # a bid may be anything up to the pot at the start of the round (and the bound)
     bids: dict[str, Bid]  # what has been declared so far in the open round, in seat order
     waiting: list[str]  # players who have not declared yet, in seat order
     finished: bool
@@ -90,7 +90,7 @@ class PotTable:
             round_number=self.round_number,
             pot=self.pot,
             balances=dict(self.balances),
-            max_bid=self.pot,
+            max_bid=min(self.pot, BID_RANGE[1]),
             bids=dict(self.bids),
             waiting=waiting,
             finished=self.finished,
