@@ -201,8 +201,8 @@ class Ranking:
         if self.invalid:
             return [
                 _(
-                    "De rangschikking van dit seizoen is niet te lezen (%(problem)s): de stand "
-                    "volgt de gewone rangschikking tot de beheerder haar verbetert."
+                    "De rangschikking van dit seizoen is niet te lezen, dus de stand volgt de "
+                    "gewone rangschikking tot de beheerder haar verbetert. %(problem)s"
                 )
                 % {"problem": self.invalid},
                 *Ranking().explain(),
