@@ -63,9 +63,7 @@ urlpatterns = [
         league_views.season_rounds_csv,
         name="league_season_rounds_csv",
     ),
-    path(
-        "club/<slug:slug>/speler/<id:player_id>/", league_views.player_page, name="league_player"
-    ),
+    path("club/<slug:slug>/speler/<id:player_id>/", league_views.player_page, name="league_player"),
     path("club/<slug:slug>/archief/", league_views.archive, name="league_archive"),
     path(
         "club/<slug:slug>/archief/<id:session_id>/",
