@@ -89,3 +89,11 @@ def test_the_admin_login_is_limited_per_pair_too(client, django_user_model):
     assert locked.status_code == 429
     elsewhere = client.post(url, {"username": "root", "password": PASSWORD}, REMOTE_ADDR="10.2.2.2")
     assert elsewhere.status_code == 302
+
+
+@pytest.mark.parametrize("username", ["x" * 5000, "\x00", "=1+1", "9" * 400])
+def test_odd_usernames_are_refused_and_lock_out_only_themselves(client, beheer, username):
+    answers = [login(client, username, "wrong", ip="10.0.0.66").status_code for _ in range(5)]
+    assert answers[:4] == [200] * 4
+    assert answers[4] in (200, 429)  # that odd name from that address, and nobody else
+    assert logged_in(login(client, "beheer", PASSWORD, ip="10.0.0.66"), client)

@@ -141,3 +141,18 @@ def login_lockout_parameters(request: HttpRequest, credentials: dict | None = No
     if (failures or 0) >= settings.LOGIN_ADDRESS_FAILURE_LIMIT:
         return ["ip_address"]
     return PAIR
+
+
+def login_username(request: HttpRequest, credentials: dict | None = None) -> str | None:
+    """The username django-axes records a failed login under (``AXES_USERNAME_CALLABLE``).
+
+    As typed, but cut to 150 characters, the longest username there is, and without NUL
+    characters: Django's login form lets any length through to ``authenticate``, and axes'
+    column holds 255, so a longer name was a server error on PostgreSQL (which also refuses a
+    NUL in text). Names that agree in their first 150 characters share one count.
+    """
+    source = credentials if credentials else request.POST
+    name = source.get(settings.AXES_USERNAME_FORM_FIELD)
+    if not isinstance(name, str):
+        return None
+    return name.replace("\x00", "")[:150]
