@@ -257,8 +257,8 @@ class MembershipInline(ClubScopedInline, admin.TabularInline):
     fields = ["user", "role"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
-        # Each row shows its member's username: one join, not a query per member.
-        return super().get_queryset(request).select_related("user")
+        # Each row shows its member's username and knows its club: joins, not a query per row.
+        return super().get_queryset(request).select_related("user", "club")
 
 
 @admin.register(Club)

@@ -89,6 +89,13 @@ class ClubMembershipForm(_UsernameInitialMixin, forms.ModelForm):
         model = ClubMembership
         fields = ["user", "club", "role"]
 
+    def _post_clean(self) -> None:
+        # A row of the club's page that nobody changed is not saved, and it was checked when
+        # it was: asking the database for its constraints again cost two queries per member.
+        if self.instance.pk and not self.has_changed():
+            return
+        super()._post_clean()
+
 
 class PlayerForm(_UsernameInitialMixin, forms.ModelForm):
     user = UsernameField(
