@@ -1,6 +1,7 @@
 """Who may score or watch a session (DESIGN.md decision 7).
 
-- A club member (any role) scores every session of their club.
+- A club member (any role) scores every session of their club; a superuser scores every
+  session of every club, with the rights of its club admin.
 - A pub tablet without an account opens the session's secret scorer link ``/tafel/<token>/``
   once; the token is then kept in its Django session and compared with the session's current
   token on every request, so a revoked or renewed link stops working at once.
@@ -67,9 +68,12 @@ def _forget_checked_links(*, setting: str, **kwargs: object) -> None:
 
 
 def clubs_for_user(user) -> list[Club]:
-    """The clubs whose sessions ``user`` may start and score (any role)."""
+    """The clubs whose sessions ``user`` may start and score (any role); every club for a
+    superuser, who runs the whole site and may step in at any table."""
     if not user.is_authenticated:
         return []
+    if user.is_superuser:
+        return list(Club.objects.order_by("name"))
     return list(Club.objects.filter(memberships__user=user).order_by("name"))
 
 
@@ -100,6 +104,8 @@ def get_session_for_scorer(request: HttpRequest, pk: int) -> ScorerAccess:
         raise Http404("no such session")
     if session.is_member:
         return ScorerAccess(session=session, actor=Actor(user=user), is_admin=session.is_admin)
+    if user.is_superuser:  # the site's own admin opens every club's tablets, as its admin
+        return ScorerAccess(session=session, actor=Actor(user=user), is_admin=True)
     granted = request.session.get(SCORER_GRANTS, {}).get(str(pk))
     if granted and session.scorer_token and secrets.compare_digest(granted, session.scorer_token):
         actor = Actor(user=user if user.is_authenticated else None, scorer_token=True)

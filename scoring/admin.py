@@ -54,6 +54,7 @@ from scoring.forms_admin import (
     MergeForm,
     PlayerForm,
     PresenceForm,
+    SeasonForm,
     SessionForm,
     refusal_message,
 )
@@ -260,6 +261,10 @@ class MembershipInline(ClubScopedInline, admin.TabularInline):
     extra = 0
     fields = ["user", "role"]
 
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        # Each row shows its member's username and knows its club: joins, not a query per row.
+        return super().get_queryset(request).select_related("user", "club")
+
 
 @admin.register(Club)
 class ClubAdmin(ClubScopedAdmin):
@@ -367,6 +372,7 @@ class PlayerAdmin(ClubScopedAdmin):
 
 @admin.register(Season)
 class SeasonAdmin(ClubScopedAdmin):
+    form = SeasonForm
     list_display = ["name", "club", "starts_on", "ends_on", "sessions_count"]
     ordering = ["-starts_on", "pk"]
     list_filter = [("club", admin.RelatedOnlyFieldListFilter)]

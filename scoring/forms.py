@@ -16,6 +16,7 @@ from django.utils.translation import get_language, gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from scoring.engine import DEFAULT_RULES, PRESETS, RANKS, Refusal, resolve_rules
+from scoring.engine.bounds import BID_RANGE, PENALTY_RANGE, POT_RULE_RANGES, RULE_RANGES
 from scoring.models import Club, Game, Season
 
 MAX_SEATS = 8
@@ -138,7 +139,8 @@ def rule_field(key: str) -> forms.Field:
         return forms.ChoiceField(
             choices=[("", _("zoals de preset")), (YES, _("ja")), (NO, _("nee"))], **common
         )
-    return forms.IntegerField(min_value=0, **common)
+    # The engine's bounds (RULES.md §14), so a slip is a form message before it is a refusal.
+    return bounded_int_field(label, RULE_RANGES[key], help_text=help_text, required=False)
 
 
 def refusal_text(refusal: Refusal) -> str:
@@ -155,6 +157,44 @@ def _translated(language: str, message: str) -> str:
 
 def euros_to_cents(value: Decimal) -> int:
     return int((value * 100).to_integral_value())
+
+
+def cents_to_euros(cents: int) -> Decimal:
+    return Decimal(cents) / 100
+
+
+def bounds_messages(label: Any, low: Any, high: Any) -> dict[str, Any]:
+    """Error messages that name the field and both bounds: the tablet shows a form's first
+    error on its own, away from the field."""
+    # Translators: a number outside its bounds, e.g. "Punten: van -100 tot en met 100."
+    text = format_lazy(
+        _("{label}: van {minimum} tot en met {maximum}."), label=label, minimum=low, maximum=high
+    )
+    return {"min_value": text, "max_value": text}
+
+
+def bounded_int_field(label: Any, bounds: tuple[int, int], **kwargs: Any) -> forms.IntegerField:
+    return forms.IntegerField(
+        label=label,
+        min_value=bounds[0],
+        max_value=bounds[1],
+        error_messages=bounds_messages(label, *bounds),
+        **kwargs,
+    )
+
+
+def euro_field(label: Any, bounds: tuple[int, int], **kwargs: Any) -> forms.DecimalField:
+    """An amount in euros within the engine's bounds in cents (RULES.md §14)."""
+    low = max(cents_to_euros(bounds[0]), Decimal("0.01") if bounds[0] else Decimal(0))
+    high = cents_to_euros(bounds[1])
+    return forms.DecimalField(
+        label=label,
+        min_value=low,
+        max_value=high,
+        decimal_places=2,
+        error_messages=bounds_messages(label, low, high),
+        **kwargs,
+    )
 
 
 # --- starting a session ----------------------------------------------------------------------
@@ -180,14 +220,10 @@ class SessionStartForm(forms.Form):
     season = forms.ModelChoiceField(
         queryset=Season.objects.none(), label=_("Seizoen"), required=False
     )
-    ante = forms.DecimalField(
-        label=_("Inleg (€)"), min_value=Decimal("0.01"), decimal_places=2, required=False
-    )
-    pot_minimum = forms.DecimalField(
-        label=_("Pot minimaal (€)"), min_value=Decimal("0"), decimal_places=2, required=False
-    )
-    pass_payment = forms.DecimalField(
-        label=_("Betalen bij passen (€)"), min_value=Decimal("0"), decimal_places=2, required=False
+    ante = euro_field(_("Inleg (€)"), POT_RULE_RANGES["ante"], required=False)
+    pot_minimum = euro_field(_("Pot minimaal (€)"), POT_RULE_RANGES["pot_minimum"], required=False)
+    pass_payment = euro_field(
+        _("Betalen bij passen (€)"), POT_RULE_RANGES["pass_payment"], required=False
     )
 
     def __init__(self, *args: Any, clubs: list[Club], **kwargs: Any) -> None:
@@ -320,11 +356,9 @@ class EventFieldsMixin(forms.Form):
     )
     challenger = forms.CharField(max_length=40, required=False, label=_("Wie controleert"))
     genuine = forms.BooleanField(required=False, label=_("Echt vuile was"))
-    points = forms.IntegerField(required=False, label=_("Punten"))
+    points = bounded_int_field(_("Punten"), PENALTY_RANGE, required=False)
     reason = forms.CharField(max_length=100, required=False, label=_("Reden"))
-    bid = forms.DecimalField(
-        required=False, min_value=Decimal("0.01"), decimal_places=2, label=_("Bod (€)")
-    )
+    bid = euro_field(_("Bod (€)"), BID_RANGE, required=False)
 
     def event(self) -> dict[str, Any]:
         data = self.cleaned_data
@@ -425,7 +459,8 @@ class EventRowForm(EventFieldsMixin):
         return data
 
 
-EventRowFormSet = forms.formset_factory(EventRowForm, extra=2, max_num=60)
+# absolute_max too: a posted TOTAL_FORMS of thousands would otherwise build that many forms.
+EventRowFormSet = forms.formset_factory(EventRowForm, extra=2, max_num=60, absolute_max=60)
 
 
 def event_row_initial(event: dict[str, Any]) -> dict[str, Any]:

@@ -17,8 +17,10 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from scoring.engine import EVENT_TYPES, MESSAGES, Refusal, resolve_rules
+from scoring.engine.bounds import MAX_EVENTS
 from scoring.forms import RANK_LABELS
-from scoring.models import Club, ClubMembership, Player, Session
+from scoring.models import Club, ClubMembership, Player, Season, Session
+from scoring.standings import InvalidRanking, Ranking
 
 ABSENCE_CHOICES = [("", _("at the table")), ("toilet", _("toilet")), ("drinks", _("drinks"))]
 EVENT_LABELS = {
@@ -87,6 +89,13 @@ class ClubMembershipForm(_UsernameInitialMixin, forms.ModelForm):
         model = ClubMembership
         fields = ["user", "club", "role"]
 
+    def _post_clean(self) -> None:
+        # A row of the club's page that nobody changed is not saved, and it was checked when
+        # it was: asking the database for its constraints again cost two queries per member.
+        if self.instance.pk and not self.has_changed():
+            return
+        super()._post_clean()
+
 
 class PlayerForm(_UsernameInitialMixin, forms.ModelForm):
     user = UsernameField(
@@ -117,6 +126,24 @@ class ClubForm(forms.ModelForm):
         except Refusal as refusal:
             raise forms.ValidationError(refusal_message(refusal)) from None
         return data
+
+
+class SeasonForm(forms.ModelForm):
+    """A season's ranking is read by the one code that ranks the standings
+    (``standings.Ranking.parse``), so what it cannot read is a form error, never a page that
+    breaks later."""
+
+    class Meta:
+        model = Season
+        fields = ["club", "name", "starts_on", "ends_on", "ranking"]
+
+    def clean_ranking(self) -> Any:
+        ranking = self.cleaned_data.get("ranking")
+        try:
+            Ranking.parse(ranking)
+        except InvalidRanking as problem:
+            raise forms.ValidationError(str(problem)) from None
+        return ranking
 
 
 class SessionForm(forms.ModelForm):
@@ -219,8 +246,16 @@ class BaseEventFormSet(forms.BaseFormSet):
         return [form.to_event() for form in self.ordered_forms]
 
 
+# A round holds at most MAX_EVENTS events; a posted TOTAL_FORMS beyond that is refused before
+# that many forms are built.
 EventFormSet = forms.formset_factory(
-    EventForm, formset=BaseEventFormSet, extra=2, can_order=True, can_delete=True
+    EventForm,
+    formset=BaseEventFormSet,
+    extra=2,
+    can_order=True,
+    can_delete=True,
+    max_num=MAX_EVENTS,
+    absolute_max=MAX_EVENTS,
 )
 
 

@@ -16,6 +16,7 @@ import hashlib
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
+from decimal import Decimal
 
 from django.core.paginator import Paginator
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q
@@ -41,11 +42,16 @@ from scoring.models import (
     Session,
     SessionResult,
 )
-from scoring.sessionfile import rename_players
+from scoring.sessionfile import public_file
 from scoring.templatetags.lei import score_chart_tag
 
 ARCHIVE_PAGE_SIZE = 25
 EVENING_POLL_SECONDS = 5
+# The evenings a club can have played: other dates are a 404, and the page's previous/next
+# links never step outside Python's dates (0001-01-01 minus a day is an OverflowError).
+FIRST_EVENING = datetime.date(1900, 1, 1)
+LAST_EVENING = datetime.date(2999, 12, 31)
+ONE_DAY = datetime.timedelta(days=1)
 
 
 # --- access ------------------------------------------------------------------------------------
@@ -275,10 +281,33 @@ def render_standings_rows(
     return mark_safe("".join(parts))  # noqa: S308  (every value escaped above)
 
 
-def _csv_response(filename: str) -> tuple[HttpResponse, csv.writer]:
+# A spreadsheet runs a cell that starts with one of these as a formula (OWASP, "CSV
+# injection"): a player named "=HYPERLINK(…)" must open as the text it is.
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: object) -> object:
+    """``value`` as a CSV cell that no spreadsheet runs: text that could start a formula gets a
+    leading single quote; numbers (ints and Decimals, a negative total too) stay numbers."""
+    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+class _SafeCsvWriter:
+    """``csv.writer`` whose every text cell goes through ``csv_cell``."""
+
+    def __init__(self, response: HttpResponse) -> None:
+        self._writer = csv.writer(response)
+
+    def writerow(self, row: Iterable[object]) -> None:
+        self._writer.writerow([csv_cell(value) for value in row])
+
+
+def _csv_response(filename: str) -> tuple[HttpResponse, _SafeCsvWriter]:
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return _private(response), csv.writer(response)
+    return _private(response), _SafeCsvWriter(response)
 
 
 @require_GET
@@ -310,13 +339,14 @@ def season_standings_csv(request: HttpRequest, slug: str, season_id: int) -> Htt
                 viewer.name(row.name, row.public_initials),
                 row.sessions,
                 row.toepkoningen,
-                f"{row.average_place:.2f}",
+                # Decimals, not formatted text: a number, even a negative one, is no formula.
+                Decimal(f"{row.average_place:.2f}"),
                 row.points,
                 row.rounds_played,
                 row.rounds_won,
-                "" if row.won_share is None else f"{100 * row.won_share:.1f}",
+                "" if row.won_share is None else Decimal(f"{100 * row.won_share:.1f}"),
                 row.strafpunten,
-                "" if row.per_round is None else f"{row.per_round:.3f}",
+                "" if row.per_round is None else Decimal(f"{row.per_round:.3f}"),
                 " ".join(str(f.place) for f in row.form),
             ]
         )
@@ -654,7 +684,7 @@ def session_export(request: HttpRequest, slug: str, session_id: int) -> HttpResp
         seats = list(session.seats.select_related("player"))
         renames = _public_names(seats)
         if renames:
-            data = rename_players(data, renames)
+            data = public_file(data, renames)
     response = HttpResponse(
         json.dumps(data, ensure_ascii=False, indent=2) + "\n",
         content_type="application/json; charset=utf-8",
@@ -681,8 +711,8 @@ def evening(request: HttpRequest, slug: str, day: str) -> HttpResponse:
     nothing changed ends here with a 304); 3. the results with the players."""
     viewer = _club_for(request, slug)
     date = _day(day)
-    if date is None:
-        raise Http404("not a date")
+    if date is None or not FIRST_EVENING <= date <= LAST_EVENING:
+        raise Http404("not a date of an evening")
     sessions = list(
         Session.objects.filter(club=viewer.club, played_on=date).order_by("table_label", "id")
     )
@@ -712,8 +742,8 @@ def evening(request: HttpRequest, slug: str, day: str) -> HttpResponse:
             "date": date,
             "tables": tables,
             "poll_seconds": EVENING_POLL_SECONDS,
-            "previous": date - datetime.timedelta(days=1),
-            "next": date + datetime.timedelta(days=1),
+            "previous": date - ONE_DAY if date > FIRST_EVENING else None,
+            "next": date + ONE_DAY if date < LAST_EVENING else None,
         },
     )
     response["ETag"] = etag

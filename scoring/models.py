@@ -288,7 +288,8 @@ class RoundScore(models.Model):
     )
     side = models.CharField(_("side"), max_length=40, blank=True)
     points = models.IntegerField(_("points"), default=0)
-    stake = models.PositiveSmallIntegerField(_("stake"), default=1)
+    # The pot game's stake is the winning bid, up to ten million cents (engine/bounds.py).
+    stake = models.PositiveIntegerField(_("stake"), default=1)
     won = models.BooleanField(_("won"), default=False)
     folded = models.BooleanField(_("folded"), default=False)
     fold_cost = models.SmallIntegerField(_("fold cost"), null=True, blank=True)

@@ -10,6 +10,7 @@ projection.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -18,9 +19,38 @@ if TYPE_CHECKING:
 
 FORMAT = "toepen/1"
 
+# What an import reads at most, so that no file makes unbounded work. A session of the engine's
+# 10,000 rounds is about 3 MB; a club's export holds all its sessions. JSON deeper than
+# MAX_DEPTH is no session file (one is 6 levels deep, a club's export 9) and is refused before
+# anything walks it.
+MAX_SESSION_BYTES = 8 * 1024 * 1024
+MAX_CLUB_BYTES = 64 * 1024 * 1024
+MAX_DEPTH = 32
+
 
 class SessionFileError(ValueError):
     """A file that is not a session file at all (not JSON, cut off, not an object)."""
+
+
+def read_text(path: str, *, limit: int, what: str = "session file") -> str:
+    """The text of a UTF-8 file (``-``: standard input) of at most ``limit`` bytes, or a clear
+    ``SessionFileError``; a missing file is an ``OSError``."""
+    if path == "-":
+        stream = getattr(sys.stdin, "buffer", sys.stdin)
+        raw = stream.read(limit + 1)
+    else:
+        with open(path, "rb") as handle:
+            raw = handle.read(limit + 1)
+    if isinstance(raw, str):  # a text stream (a test's standard input)
+        raw = raw.encode("utf-8", "surrogateescape")
+    if len(raw) > limit:
+        raise SessionFileError(f"not a valid {what}: it is larger than {limit // (1024 * 1024)} MB")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise SessionFileError(
+            f"not a valid {what}: it is not UTF-8 text (byte {error.start + 1} cannot be read)"
+        ) from None
 
 
 def load_json(text: str, *, what: str = "session file") -> dict[str, Any]:
@@ -30,7 +60,7 @@ def load_json(text: str, *, what: str = "session file") -> dict[str, Any]:
     Traceback (most recent call last):
     ...
     scoring.sessionfile.SessionFileError: not a valid session file: the JSON is cut off \
-at line 1, column 33
+at line 1, column 36
     """
     try:
         data = json.loads(text)
@@ -40,9 +70,36 @@ at line 1, column 33
         raise SessionFileError(
             f"not a valid {what}: the JSON {problem} at line {error.lineno}, column {error.colno}"
         ) from None
+    except RecursionError:
+        raise SessionFileError(
+            f"not a valid {what}: the JSON is nested deeper than {MAX_DEPTH} levels"
+        ) from None
+    except ValueError:  # an integer of more digits than Python reads (4,300)
+        raise SessionFileError(f"not a valid {what}: it holds a number too long to read") from None
     if not isinstance(data, dict):
         raise SessionFileError(f"not a valid {what}: it is not a JSON object")
+    if too_deep(data):
+        raise SessionFileError(
+            f"not a valid {what}: the JSON is nested deeper than {MAX_DEPTH} levels"
+        )
     return data
+
+
+def too_deep(data: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether JSON ``data`` nests lists and objects more than ``limit`` deep (no recursion)."""
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            children = value.values()
+        elif isinstance(value, list):
+            children = value
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return False
 
 
 def round_to_file(round_: Round, game: str = "strafpunten") -> dict[str, Any]:
@@ -167,6 +224,49 @@ def rename_players(data: Mapping[str, Any], names: Mapping[str, str]) -> dict[st
     if "dealer" in data:
         out["dealer"] = new(data["dealer"])
     return out
+
+
+def rename_sides(data: Mapping[str, Any], names: Mapping[str, str]) -> dict[str, Any]:
+    """A copy of session file ``data`` whose sides (team toepen) are renamed with their players.
+
+    A side is often named after its members ("Anne Geheimnaam & Cees", as the tablet names
+    them): every player name in ``names`` found in a side's name is replaced there too, so a
+    player shown by initials is never shown in full through their side. Sides are keys of the
+    teams and of the start totals. A renamed side that would clash with another side or a
+    player gets a prime, as initials do.
+
+    >>> rename_sides({"teams": {"Anne Geheimnaam & Cees": ["Anne Geheimnaam", "Cees"],
+    ...                         "Bas & Dirk": ["Bas", "Dirk"]}},
+    ...              {"Anne Geheimnaam": "A.G."})["teams"]
+    {'A.G. & Cees': ['Anne Geheimnaam', 'Cees'], 'Bas & Dirk': ['Bas', 'Dirk']}
+    """
+    teams = data.get("teams")
+    if not isinstance(teams, Mapping) or not names:
+        return dict(data)
+    longest_first = sorted(names, key=len, reverse=True)
+    taken = {names.get(p, p) for p in all_names(data) if isinstance(p, str)}
+    sides: dict[str, str] = {}
+    for side in teams:
+        new = side
+        for old in longest_first:
+            if old and old in new:
+                new = new.replace(old, names[old])
+        while new != side and (new in taken or new in teams):
+            new += "'"
+        taken.add(new)
+        sides[side] = new
+    out = dict(data)
+    out["teams"] = {sides[side]: members for side, members in teams.items()}
+    start = data.get("start")
+    if isinstance(start, Mapping):
+        out["start"] = {sides.get(k, k): v for k, v in start.items()}
+    return out
+
+
+def public_file(data: Mapping[str, Any], names: Mapping[str, str]) -> dict[str, Any]:
+    """Session file ``data`` as the public may see it: the players in ``names`` renamed (to
+    their initials), and the sides named after them with them."""
+    return rename_players(rename_sides(data, names), names)
 
 
 def all_names(data: Mapping[str, Any]) -> list[str]:

@@ -83,40 +83,130 @@ TIE_BREAKER_TEXT = {
 FINISHED = [Session.Status.FINISHED, Session.Status.LOCKED]
 
 
+# Bounds of what a club may type: a season has no more places than this, and no placement is
+# worth more points (the points are summed over a season in the database's integers).
+MAX_PLACES = 100
+MAX_PLACE_POINTS = 1000
+MAX_BEST_N = 1000
+_KEYS = {"scoring", "best_n", "placement_points", "tie_breakers"}
+
+
+class InvalidRanking(ValueError):
+    """Ranking settings that cannot be read; the message says why, in the user's language."""
+
+
+def _whole(value: Any) -> int | None:
+    """An integer typed as a JSON number or as digits; None for anything else."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    digits = value.strip() if isinstance(value, str) else ""
+    if digits.isascii() and digits.isdigit() and len(digits) <= 9:
+        return int(digits)
+    return None
+
+
 @dataclass(frozen=True)
 class Ranking:
-    """How a season ranks its players, read leniently from ``Season.ranking``."""
+    """How a season ranks its players, from ``Season.ranking``.
+
+    ``parse`` is the one reading of the settings: the admin validates what a club admin types
+    with it (a form error names the problem), and the pages read with ``from_json``, which
+    gives the default ranking with the problem in ``invalid`` for a row that was stored before
+    it was checked, so the standings still show, with a note, instead of a server error.
+    """
 
     scoring: str = PLACEMENT
     best_n: int | None = None
     placement_points: tuple[int, ...] | None = None
     tie_breakers: tuple[str, ...] = (TOEPKONINGEN, AVERAGE_PLACE)
+    invalid: str = ""
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any] | None) -> Ranking:
-        data = data or {}
-        scoring = PER_ROUND if data.get("scoring") in (PER_ROUND, "strafpunten") else PLACEMENT
+    def from_json(cls, data: Any) -> Ranking:
+        try:
+            return cls.parse(data)
+        except InvalidRanking as problem:
+            return cls(invalid=str(problem))
+
+    @classmethod
+    def parse(cls, data: Any) -> Ranking:
+        """The ranking of ``data`` (the JSON of ``Season.ranking``), or ``InvalidRanking``.
+
+        ``{"scoring": "placement", "best_n": 10, "placement_points": [10, 6, 4],
+        "tie_breakers": ["toepkoningen", "head_to_head"]}``; every key may be left out."""
+        if data is None or data == "":
+            data = {}
+        if not isinstance(data, dict):
+            raise InvalidRanking(
+                _('De rangschikking is een JSON-object, bijvoorbeeld {"scoring": "placement"}.')
+            )
+        unknown = sorted(str(k) for k in data if k not in _KEYS)
+        if unknown:
+            raise InvalidRanking(
+                _("Onbekende instelling in de rangschikking: %(keys)s. Bekend zijn: %(known)s.")
+                % {"keys": ", ".join(unknown), "known": ", ".join(sorted(_KEYS))}
+            )
+        scoring = data.get("scoring") or PLACEMENT
+        if scoring in (PER_ROUND, "strafpunten"):
+            scoring = PER_ROUND
+        elif scoring != PLACEMENT:
+            raise InvalidRanking(_('"scoring" is "placement" of "per_round".'))
         best_n = data.get("best_n")
-        best_n = int(best_n) if isinstance(best_n, int | str) and str(best_n).isdigit() else None
-        points = data.get("placement_points")
-        if isinstance(points, list) and points and all(isinstance(p, int) for p in points):
-            points = tuple(points)
-        else:
-            points = None
+        if best_n is not None:
+            best_n = _whole(best_n)
+            if best_n is None or not 0 <= best_n <= MAX_BEST_N:
+                raise InvalidRanking(
+                    _('"best_n" is een geheel getal van 1 tot en met %(max)s, of null.')
+                    % {"max": MAX_BEST_N}
+                )
+        points = data.get("placement_points") or None
+        if points is not None:
+            if (
+                not isinstance(points, list)
+                or len(points) > MAX_PLACES
+                or any(_whole(p) is None or not 0 <= _whole(p) <= MAX_PLACE_POINTS for p in points)
+            ):
+                raise InvalidRanking(
+                    _(
+                        '"placement_points" is een lijst van hoogstens %(places)s gehele getallen '
+                        "van 0 tot en met %(max)s (de punten voor plaats 1, 2, …), of null."
+                    )
+                    % {"places": MAX_PLACES, "max": MAX_PLACE_POINTS}
+                )
+            points = tuple(_whole(p) for p in points)
         breakers: list[str] = []
-        for name in data.get("tie_breakers", cls.tie_breakers) or ():
-            name = _ALIASES.get(str(name), str(name))
-            if name in TIE_BREAKER_TEXT and name not in breakers:
+        names = data.get("tie_breakers", cls.tie_breakers) or []
+        if not isinstance(names, list | tuple):
+            names = [names]
+        for name in names:
+            name = _ALIASES.get(str(name), str(name)) if isinstance(name, str) else None
+            if name not in TIE_BREAKER_TEXT:
+                raise InvalidRanking(
+                    _('"tie_breakers" is een lijst uit: %(names)s.')
+                    % {"names": ", ".join(TIE_BREAKER_TEXT)}
+                )
+            if name not in breakers:
                 breakers.append(name)
         return cls(
             scoring=scoring,
-            best_n=best_n if best_n and best_n > 0 else None,
+            best_n=best_n or None,
             placement_points=points,
             tie_breakers=tuple(breakers),
         )
 
     def explain(self) -> list[str]:
         """The ranking in a line or two, for the page."""
+        if self.invalid:
+            return [
+                _(
+                    "De rangschikking van dit seizoen is niet te lezen, dus de stand volgt de "
+                    "gewone rangschikking tot de beheerder haar verbetert. %(problem)s"
+                )
+                % {"problem": self.invalid},
+                *Ranking().explain(),
+            ]
         if self.scoring == PER_ROUND:
             lines = [_("De minste strafpunten per gespeelde ronde staat bovenaan.")]
         elif self.placement_points:

@@ -47,6 +47,10 @@ _LEFT = 6
 _MINUS_WIDTH = 14
 _CROSS_FROM = (-3, 25)  # relative to the group's first stroke
 _CROSS_TO = (24, 13)
+# No tally draws more strokes than this: a larger total is written as a number, so that a
+# picture stays a few hundred bytes whatever the total (ten crossed groups are still counted
+# at a glance; nobody counts a hundred strokes).
+TURFJES_MAX = 50
 
 
 def _stroke(index: int, x0: float) -> tuple[tuple[float, float], tuple[float, float]]:
@@ -80,13 +84,17 @@ def tally_from_results(results: Iterable[int]) -> tuple[int, list[int]]:
     (3, [3])
     """
     strokes = 0
+    taken_off = 0
     dots: list[int] = []
     for result in results:
         if result > 0:
             strokes += result
-        else:
-            dots += [strokes] * -result
-    return strokes - len(dots), dots
+        elif result < 0:
+            taken_off -= result
+            # Past TURFJES_MAX the tally is a number anyway: no need to keep every dot.
+            room = TURFJES_MAX + 1 - len(dots)
+            dots += [strokes] * min(-result, max(room, 0))
+    return strokes - taken_off, dots
 
 
 def turfjes(total: int, *, jack_dots: Sequence[int] = (), label: str) -> SafeString:
@@ -109,6 +117,12 @@ def turfjes(total: int, *, jack_dots: Sequence[int] = (), label: str) -> SafeStr
     >>> svg.count("M"), "<title>Anne: 7</title>" in svg  # 5 + 2 strokes, one path
     (7, True)
 
+    More than ``TURFJES_MAX`` strokes are not drawn: the total is written as a number instead,
+    so that no total makes a large picture.
+
+    >>> "<path" in turfjes(1000, label="Anne: 1000"), ">1000</text>" in turfjes(1000, label="x")
+    (False, True)
+
     The same totals are drawn again on every tap's answer and every viewer's sheet until the
     round ends, so a worker keeps the last few thousand pictures it drew (a pure function).
     """
@@ -128,6 +142,8 @@ def _turfjes(total: int, jack_dots: tuple[int, ...], label: str) -> SafeString:
     else:
         dots = sorted(max(0, int(p)) for p in jack_dots)
         strokes = total + len(dots)
+    if strokes > TURFJES_MAX:
+        return _number(total, label)
     dots = [min(p, strokes) for p in dots]
 
     # Where each dot sits, and the stroke (0-based) that is joined to it.
@@ -168,6 +184,22 @@ def _turfjes(total: int, jack_dots: tuple[int, ...], label: str) -> SafeString:
     )
 
 
+def _number(total: int, label: str) -> SafeString:
+    """A total too large for tally marks, as a number of the same height."""
+    text = str(total).replace("-", "\u2212")  # a minus sign, as wide as the digits
+    width = 8 + 15 * len(text)
+    return format_html(
+        '<svg class="lei-turfjes lei-turfjes--number" viewBox="0 0 {w} {h}" width="{w}" '
+        'height="{h}" role="img" aria-label="{label}"><title>{label}</title>'
+        '<text x="4" y="27" font-family="system-ui,sans-serif" font-weight="700" '
+        'font-size="26" fill="currentColor">{text}</text></svg>',
+        w=width,
+        h=_HEIGHT,
+        label=label,
+        text=text,
+    )
+
+
 # --- Die (the stake) ---------------------------------------------------------------------
 
 _PIPS = {
@@ -204,7 +236,7 @@ def die(stake: int, *, label: str) -> SafeString:
             d,
         )
     else:
-        size = 60 if stake < 10 else 46 if stake < 100 else 32
+        size = 60 if stake < 10 else 46 if stake < 100 else 32 if stake < 1000 else 24
         face = format_html(
             '<text class="lei-die__pips" x="50" y="52" text-anchor="middle" '
             'dominant-baseline="central" font-family="system-ui,sans-serif" font-weight="700" '
@@ -375,7 +407,7 @@ def score_chart(
         dash = _DASHES[seat % len(_DASHES)]
         dash_attr = format_html(' stroke-dasharray="{}"', dash) if dash else ""
         if totals:
-            d = "M" + "L".join(f"{_n(x_at(i))} {_n(y_at(t))}" for i, t in enumerate(totals))
+            d = "M" + "L".join(f"{_n(x_at(i))} {_n(y_at(t))}" for i, t in _sampled(totals))
             if len(totals) == 1:
                 d += "h0"
             lines.append(
@@ -414,6 +446,22 @@ def score_chart(
         lines=_join(lines),
         texts=_join(texts),
     )
+
+
+# A line has at most this many points: a session of thousands of rounds is drawn from every
+# n-th round (and the last), so the chart stays small; 280 units wide cannot show more anyway.
+_CHART_POINTS = 300
+
+
+def _sampled(totals: Sequence[int]) -> list[tuple[int, int]]:
+    """(round, total) of the rounds a line is drawn through."""
+    if len(totals) <= _CHART_POINTS:
+        return list(enumerate(totals))
+    step = math.ceil(len(totals) / _CHART_POINTS)
+    picked = list(range(0, len(totals), step))
+    if picked[-1] != len(totals) - 1:
+        picked.append(len(totals) - 1)
+    return [(i, totals[i]) for i in picked]
 
 
 def _join(parts: Iterable[str]) -> SafeString:

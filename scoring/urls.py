@@ -1,7 +1,24 @@
 from django.contrib.auth import views as auth_views
-from django.urls import path
+from django.urls import path, register_converter
 
 from scoring import league_views, tournament_views, views
+
+
+class IdConverter:
+    """A row's id in a URL: at most 18 digits, so a longer number is a 404 like any id that is
+    not there, and never reaches the database as an integer its columns cannot hold (SQLite
+    refuses one with an OverflowError)."""
+
+    regex = "[0-9]{1,18}"
+
+    def to_python(self, value: str) -> int:
+        return int(value)
+
+    def to_url(self, value: int) -> str:
+        return str(value)
+
+
+register_converter(IdConverter, "id")
 
 urlpatterns = [
     # The viewers' poll first: every phone and TV asks it every few seconds, and URLs are
@@ -20,13 +37,13 @@ urlpatterns = [
     path("sessies/nieuw/", views.session_new, name="session_new"),
     path("sessies/nieuw/spelers/", views.player_search, name="player_search"),
     # The tablet: the round panel and the sheet, one POST per tap
-    path("sessies/<int:pk>/", views.tablet, name="tablet"),
-    path("sessies/<int:pk>/gebeurtenis/", views.session_event, name="session_event"),
-    path("sessies/<int:pk>/ongedaan/", views.session_undo, name="session_undo"),
-    path("sessies/<int:pk>/aanwezig/", views.session_presence, name="session_presence"),
-    path("sessies/<int:pk>/einde/", views.session_finish, name="session_finish"),
-    path("sessies/<int:pk>/ronde/<int:number>/", views.round_edit, name="round_edit"),
-    path("sessies/<int:pk>/scorerlink/", views.scorer_link_change, name="scorer_link_change"),
+    path("sessies/<id:pk>/", views.tablet, name="tablet"),
+    path("sessies/<id:pk>/gebeurtenis/", views.session_event, name="session_event"),
+    path("sessies/<id:pk>/ongedaan/", views.session_undo, name="session_undo"),
+    path("sessies/<id:pk>/aanwezig/", views.session_presence, name="session_presence"),
+    path("sessies/<id:pk>/einde/", views.session_finish, name="session_finish"),
+    path("sessies/<id:pk>/ronde/<id:number>/", views.round_edit, name="round_edit"),
+    path("sessies/<id:pk>/scorerlink/", views.scorer_link_change, name="scorer_link_change"),
     # The secret scorer link for a tablet (the read-only viewer link is the first URL)
     path("tafel/<str:token>/", views.scorer_link, name="scorer_link"),
     # The toernooi: the organiser's pages (create, check-in, the draw, each series and its
@@ -92,31 +109,29 @@ urlpatterns = [
     # The league: a club's seasons and standings, players, the archive, the evening on the TV
     path("club/<slug:slug>/", league_views.club_home, name="league_club"),
     path(
-        "club/<slug:slug>/seizoen/<int:season_id>/",
+        "club/<slug:slug>/seizoen/<id:season_id>/",
         league_views.season_standings,
         name="league_season",
     ),
     path(
-        "club/<slug:slug>/seizoen/<int:season_id>/stand.csv",
+        "club/<slug:slug>/seizoen/<id:season_id>/stand.csv",
         league_views.season_standings_csv,
         name="league_season_csv",
     ),
     path(
-        "club/<slug:slug>/seizoen/<int:season_id>/rondes.csv",
+        "club/<slug:slug>/seizoen/<id:season_id>/rondes.csv",
         league_views.season_rounds_csv,
         name="league_season_rounds_csv",
     ),
-    path(
-        "club/<slug:slug>/speler/<int:player_id>/", league_views.player_page, name="league_player"
-    ),
+    path("club/<slug:slug>/speler/<id:player_id>/", league_views.player_page, name="league_player"),
     path("club/<slug:slug>/archief/", league_views.archive, name="league_archive"),
     path(
-        "club/<slug:slug>/archief/<int:session_id>/",
+        "club/<slug:slug>/archief/<id:session_id>/",
         league_views.session_page,
         name="league_session",
     ),
     path(
-        "club/<slug:slug>/archief/<int:session_id>/toepen.json",
+        "club/<slug:slug>/archief/<id:session_id>/toepen.json",
         league_views.session_export,
         name="league_session_export",
     ),

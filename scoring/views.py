@@ -54,7 +54,7 @@ from scoring.forms import (
     refusal_text,
     translated_error,
 )
-from scoring.models import Game, Player, Round, Session
+from scoring.models import Club, Game, Player, Round, Session
 from scoring.sessionfile import file_from_rows
 from scoring.svg import tally_from_results
 
@@ -629,13 +629,23 @@ def _write(
 # --- home and login --------------------------------------------------------------------------
 
 
+HOME_CLUBS = 100  # the public clubs listed on the home page, by name
+
+
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
-    context: dict[str, Any] = {}
+    """Queries: 1. the clubs that publish their standings; for a signed-in user (after the
+    session and the user) 2. their clubs, 3. running and 4. finished sessions."""
+    context: dict[str, Any] = {
+        # Everyone, signed in or not, finds the public standings from here.
+        "public_clubs": list(
+            Club.objects.filter(standings_public=True).order_by("name")[:HOME_CLUBS]
+        ),
+    }
     if request.user.is_authenticated:
         clubs = access.clubs_for_user(request.user)
         sessions = Session.objects.filter(club__in=clubs).select_related("club")
-        context = {
+        context |= {
             "clubs": clubs,
             "running": list(sessions.running().order_by("-updated_at")[:20]),
             "finished": list(sessions.finished().order_by("-updated_at")[:10]),

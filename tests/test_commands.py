@@ -95,7 +95,7 @@ def test_import_from_stdin_into_a_season_matching_names(club, people, season, mo
         ("[1, 2]", "it is not a JSON object"),
         (
             '{"format": "toepen/1", "players": ["A", "B"], "rules": {"max_points": 1}}',
-            "rules: max_points cannot be 1",
+            "rules: max_points must be from 2 to 1000, not 1",
         ),
         (
             '{"format": "toepen/1", "players": ["A", "B"], '
@@ -313,3 +313,121 @@ def test_prune_keys_forgets_old_keys_and_a_late_retry_is_refused_not_doubled(clu
     ]
     with pytest.raises(CommandError):
         run("prune_keys", "--days", "0")
+
+
+# --- files that must not hurt: each a clear message, exit 1 (CommandError), nothing written ---
+
+
+PENALTY_OFF = {"type": "penalty", "player": "Bas", "points": -1, "reason": "kwijtgescholden"}
+
+
+def two_players(rounds) -> dict:
+    return {"format": "toepen/1", "players": ["Anne", "Bas"], "rounds": rounds}
+
+
+def write(tmp_path, content) -> str:
+    path = tmp_path / "file.json"
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content if isinstance(content, str) else json.dumps(content))
+    return str(path)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (
+            b'{"format": "toepen/1", "players": ["Anne", "B\xe9s"]}',
+            "not UTF-8 text \\(byte 46 cannot be read\\)",
+        ),
+        ("[" * 200_000 + "]" * 200_000, "nested deeper than 32 levels"),
+        ('{"a": ' * 100 + "1" + "}" * 100, "nested deeper than 32 levels"),
+        ('{"format": "toepen/1", "n": ' + "9" * 5000 + "}", "a number too long to read"),
+        (" " * (8 * 1024 * 1024 + 1), "larger than 8 MB"),
+        (
+            # Nobody's total moves: Bas is let off the point he loses.
+            two_players([{"events": [PENALTY_OFF, {"type": "win", "player": "Anne"}]}] * 33_000),
+            "round 10001: a session has at most 10000 rounds",
+        ),
+        (
+            two_players(
+                [
+                    {
+                        "events": [
+                            {
+                                "type": "penalty",
+                                "player": "Bas",
+                                "points": 3_000_000_000,
+                                "reason": "typo",
+                            },
+                        ]
+                    }
+                ]
+            ),
+            "round 1, event 1: points must be from -100 to 100, not 3000000000",
+        ),
+    ],
+    ids=[
+        "not-utf8",
+        "200000-deep",
+        "100-deep",
+        "5000-digits",
+        "too-large",
+        "33000-rounds",
+        "penalty-3e9",
+    ],
+)
+def test_finding_7_import_session_refuses_a_hostile_file_with_a_message(
+    content, message, tmp_path, club
+):
+    path = write(tmp_path, content)
+    before = counts()
+    with pytest.raises(CommandError, match=message):
+        run("import_session", path, "--club", "nieuwe-club")
+    assert counts() == before
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b'{"format": "toepen-club/1", "club": "\xff"}', "not UTF-8 text"),
+        ("[" * 200_000 + "]" * 200_000, "nested deeper than 32 levels"),
+    ],
+)
+def test_finding_7_import_club_refuses_a_hostile_file_with_a_message(content, message, tmp_path):
+    path = write(tmp_path, content)
+    before = counts()
+    with pytest.raises(CommandError, match=message):
+        run("import_club", path)
+    assert counts() == before
+
+
+@pytest.mark.django_db
+def test_a_session_file_with_a_byte_order_mark_is_read(tmp_path, club):
+    data = two_players([{"events": [{"type": "win", "player": "Anne"}]}])
+    path = write(tmp_path, "\ufeff".encode() + json.dumps(data).encode())
+    assert Session.objects.get(pk=int(run("import_session", path, "--club", club.slug)))
+
+
+@pytest.mark.django_db
+def test_finding_7_replay_of_a_session_exported_mid_round_shows_the_lei_so_far(
+    club, people, tmp_path
+):
+    session = services.session_start(club=club, players=["Anne", "Bas", "Cees"])
+    record(session, "win", "Anne")
+    session.refresh_from_db()
+    record(session, "knock", "Bas")
+    session.refresh_from_db()
+    exported = run("export_session", str(session.pk))
+    path = tmp_path / "bezig.json"
+    path.write_text(exported)
+    lei = run("replay", str(path))
+    assert "Nog bezig." in lei
+    assert "    2     2  (bezig)" in lei  # round 2, at a stake of 2
+    result = json.loads(run("replay", str(path), "--json"))
+    assert result["finished"] is False
+    assert result["totals"] == {"Anne": 0, "Bas": 1, "Cees": 1}
+    assert [r["number"] for r in result["rounds"]] == [1]

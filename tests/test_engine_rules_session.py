@@ -381,7 +381,7 @@ def test_rules_gezin_with_blind_knock_is_refused():
 
 
 def test_rules_max_points_below_two_is_refused():
-    assert rules_refusal(max_points=1).code in {"rules_contradiction", "rules_bad_value"}
+    assert rules_refusal(max_points=1).code in {"rules_contradiction", "rules_out_of_range"}
 
 
 def test_rules_unknown_key_and_unknown_preset_are_refused():

@@ -38,7 +38,7 @@ ROLES = (
     "scorer",  # a scorer (member) of the session's club
     "admin",  # the club's admin (staff, admin membership)
     "other_admin",  # the admin of another club
-    "root",  # a superuser who is a member of no club
+    "root",  # a superuser who is a member of no club: scores every club's tables as admin
 )
 
 # Shorthands for the rows below, one answer per role in the order of ROLES.
@@ -49,13 +49,13 @@ ALL_405 = (405,) * 9
 #                 anon viewer link revoked oscorer scorer admin oadmin root
 MEMBERS_ONLY = (404, 404, 404, 404, 404, 200, 200, 404, 200)  # league pages of a private club
 MEMBERS_GO = (404, 404, 404, 404, 404, 302, 302, 404, 302)
-TABLET_GET = (302, 302, 200, 302, 404, 200, 200, 404, 404)
-TABLET_WRITE = (403, 403, 302, 403, 404, 302, 302, 404, 404)
-ROUND_WRITE = (403, 403, 200, 403, 404, 200, 200, 404, 404)  # the refused form, shown again
-LOGIN_FIRST = (302, 302, 302, 302, 200, 200, 200, 200, 404)  # session_new: members of a club
+TABLET_GET = (302, 302, 200, 302, 404, 200, 200, 404, 200)
+TABLET_WRITE = (403, 403, 302, 403, 404, 302, 302, 404, 302)
+ROUND_WRITE = (403, 403, 200, 403, 404, 200, 200, 404, 200)  # the refused form, shown again
+LOGIN_FIRST = (302, 302, 302, 302, 200, 200, 200, 200, 200)  # session_new: members of a club
 SEARCH_GET = (302, 302, 302, 302, 200, 200, 200, 200, 200)
 SEARCH_POST = (302, 302, 302, 302, 405, 405, 405, 405, 405)
-LINK_CHANGE = (403, 403, 403, 403, 404, 403, 302, 404, 404)
+LINK_CHANGE = (403, 403, 403, 403, 404, 403, 302, 404, 302)
 ADMIN = (302, 302, 302, 302, 302, 302, 200, 200, 200)
 # The toernooi's organiser: an admin of the tournament's club, or a superuser.
 ORGANISER_GET = (302, 302, 302, 302, 404, 404, 200, 404, 200)

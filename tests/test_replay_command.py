@@ -95,3 +95,39 @@ def test_a_file_that_is_not_a_session_says_so(text, message):
 def test_missing_file_is_a_clear_error(tmp_path):
     with pytest.raises(CommandError, match="cannot read"):
         call_command("replay", str(tmp_path / "nope.json"))
+
+
+def test_finding_7_a_session_exported_mid_round_is_shown_so_far_not_refused():
+    data = finished_session()
+    data["rounds"].append({"events": [{"type": "knock", "player": "Anne"}]})
+    data["start"] = {"Anne": 0, "Bas": 0}
+    run = run_replay("-", stdin=json.dumps(data))
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.rstrip().endswith("Nog bezig.")
+    as_json = run_replay("-", "--json", stdin=json.dumps(data))
+    assert as_json.returncode == 0, as_json.stderr
+    result = json.loads(as_json.stdout)
+    assert result["finished"] is False
+    assert result["totals"] == {"Anne": -1, "Bas": 2}  # as after round 2
+
+
+@pytest.mark.parametrize(
+    ("stdin", "message"),
+    [
+        ("[" * 200_000 + "]" * 200_000, "nested deeper than 32"),
+        ('{"n": ' + "9" * 5000 + "}", "a number too long to read"),
+    ],
+)
+def test_a_hostile_file_is_a_message_not_a_traceback(stdin, message):
+    run = run_replay("-", stdin=stdin)
+    assert run.returncode == 1
+    assert message in run.stderr
+    assert "Traceback" not in run.stderr
+
+
+def test_a_file_that_is_not_utf8_says_so(tmp_path):
+    path = tmp_path / "latin1.json"
+    path.write_bytes(b'{"format": "toepen/1", "players": ["B\xe9s", "Anne"]}')
+    run = run_replay(str(path))
+    assert run.returncode == 1
+    assert "not UTF-8 text" in run.stderr

@@ -20,7 +20,6 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from axes.models import AccessAttempt
 from django.test import RequestFactory, override_settings
 from django.urls import reverse
 
@@ -264,53 +263,7 @@ def test_anonymous_pages_and_errors_carry_the_policy_too(client, world, club):
 # --- the login rate limit ----------------------------------------------------------------------
 
 
-def login(client, username: str, password: str, ip: str = "10.0.0.1", **extra):
-    return client.post(
-        reverse("login"), {"username": username, "password": password}, REMOTE_ADDR=ip, **extra
-    )
-
-
-def test_login_is_locked_after_five_failures_for_that_username(client, django_user_model):
-    django_user_model.objects.create_user("anne", password="right-horse-battery")
-    for _ in range(4):
-        assert login(client, "anne", "wrong").status_code == 200  # the form again
-    assert login(client, "anne", "wrong").status_code == 429  # the fifth failure locks
-    # From another address too, and with the right password: the username is locked.
-    response = login(client, "anne", "right-horse-battery", ip="10.9.9.9")
-    assert response.status_code == 429
-    assert "_auth_user_id" not in client.session
-    assert AccessAttempt.objects.filter(username="anne").exists()  # in the database
-
-
-def test_login_is_locked_after_five_failures_from_one_address(client, django_user_model):
-    django_user_model.objects.create_user("bas", password="right-horse-battery")
-    for n in range(5):
-        login(client, f"guess{n}", "wrong", ip="10.0.0.66")
-    assert login(client, "bas", "right-horse-battery", ip="10.0.0.66").status_code == 429
-    # Someone else, elsewhere, logs in as usual.
-    assert login(client, "bas", "right-horse-battery", ip="10.0.0.7").status_code == 302
-
-
-def test_a_good_login_resets_the_count(client, django_user_model):
-    django_user_model.objects.create_user("cees", password="right-horse-battery")
-    for _ in range(4):
-        login(client, "cees", "wrong")
-    assert login(client, "cees", "right-horse-battery").status_code == 302
-    client.logout()
-    for _ in range(4):
-        login(client, "cees", "wrong")
-    assert login(client, "cees", "right-horse-battery").status_code == 302
-
-
-def test_the_admin_login_is_limited_too(client, django_user_model):
-    django_user_model.objects.create_superuser("root", password="right-horse-battery")
-    url = reverse("admin:login")
-    for _ in range(5):
-        client.post(url, {"username": "root", "password": "wrong"}, REMOTE_ADDR="10.1.1.1")
-    response = client.post(
-        url, {"username": "root", "password": "right-horse-battery"}, REMOTE_ADDR="10.2.2.2"
-    )
-    assert response.status_code == 429
+# The limit itself (per username and address pair, a ceiling per address): tests/test_lockout.py.
 
 
 def test_the_client_address_behind_a_proxy_cannot_be_forged():

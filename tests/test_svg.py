@@ -9,7 +9,14 @@ from django.utils import translation
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scoring.svg import CHART_COLOURS, die, score_chart, tally_from_results, turfjes
+from scoring.svg import (
+    CHART_COLOURS,
+    TURFJES_MAX,
+    die,
+    score_chart,
+    tally_from_results,
+    turfjes,
+)
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -123,7 +130,9 @@ def test_the_lei_always_shows_the_total(results):
     assert total == sum(results)
     svg = turfjes(total, jack_dots=dots, label=str(total))
     marks = strokes(svg)
-    if total >= 0:
+    if max(total + len(dots), -total) > TURFJES_MAX:  # written as a number
+        assert parse(svg).find(f"{SVG}text").text == str(total).replace("-", "\u2212")
+    elif total >= 0:
         assert len(marks) - len(dots) == total
     else:
         assert len(marks) == -total + 1  # the minus sign and the marks
@@ -217,3 +226,82 @@ def test_template_tags_output_the_pictures_unescaped():
     assert 'aria-label="Inzet: 3"' in stake
     assert "&lt;Bas&gt;" in chart
     assert "<Bas>" not in chart
+
+
+# --- no total makes a large picture --------------------------------------------------------
+
+
+@pytest.mark.parametrize("total", [51, 1000, -51, -1_000_000, 3_000_000_000])
+def test_finding_1_turfjes_past_fifty_strokes_become_a_number(total):
+    svg = turfjes(total, label=f"Anne: {total}")
+    assert strokes(svg) == []
+    assert parse(svg).find(f"{SVG}text").text == str(total).replace("-", "\u2212")
+    assert len(svg.encode()) < 450
+    assert_accessible(svg, f"Anne: {total}")
+
+
+@pytest.mark.parametrize("total", [50, -50])
+def test_fifty_strokes_are_still_drawn(total):
+    assert len(strokes(turfjes(total, label="x"))) == 50 + (total < 0)  # and the minus sign
+
+
+def test_fifty_strokes_and_a_jack_dot_are_a_number():
+    assert strokes(turfjes(50, jack_dots=[50], label="x")) == []
+
+
+def test_a_long_run_of_points_taken_off_keeps_its_total_but_not_every_dot():
+    total, dots = tally_from_results([10, -1_000_000, 3])
+    assert total == 13 - 1_000_000
+    assert len(dots) <= 51
+
+
+def test_a_chart_of_ten_thousand_rounds_stays_small():
+    series = {name: list(range(10_001)) for name in "ABCDEFGH"}
+    svg = score_chart(series, max_points=1000, labels={"title": "Stand"})
+    assert len(svg.encode()) < 60_000
+
+
+@pytest.mark.django_db
+def test_finding_1_a_session_with_a_huge_total_renders_small(client, club, user):
+    """The tablet, its tap answer, the viewer and the public evening and session pages of a
+    session in which Cees reached -50,900 (penalties of -100): each answer stays small."""
+    from django.urls import reverse
+
+    from scoring import access, services
+    from scoring.models import ClubMembership
+
+    club.standings_public = True
+    club.save()
+    low = [{"type": "penalty", "player": "Cees", "points": -100, "reason": "x"}] * 499
+    data = {
+        "format": "toepen/1",
+        "players": ["Anne", "Bas", "Cees", "Dirk"],
+        "rules": {"max_points": 1000},
+        "start": {"Cees": -1000, "Anne": 990},
+        "rounds": [{"events": [*low, {"type": "win", "player": "Cees"}]}],
+    }
+    session = services.session_import(club=club, data=data)
+    ClubMembership.objects.create(user=user, club=club, role="scorer")
+    client.force_login(user)
+    pages = {
+        "tablet": reverse("tablet", args=[session.pk]),
+        "viewer": reverse("viewer", args=[access.viewer_token(session.pk)]),
+        "evening": reverse("league_evening", args=[club.slug, session.played_on.isoformat()]),
+        "session": reverse("league_session", args=[club.slug, session.pk]),
+    }
+    sizes = {}
+    for name, url in pages.items():
+        response = client.get(url)
+        assert response.status_code == 200, name
+        sizes[name] = len(response.content)
+    tap = client.post(
+        reverse("session_event", args=[session.pk]),
+        {"type": "knock", "player": "Bas", "version": session.version, "key": "k1"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert tap.status_code == 200
+    sizes["tap"] = len(tap.content)
+    assert max(sizes.values()) < 100_000, sizes
+    html = client.get(pages["viewer"]).content.decode()
+    assert ">\u221250900</text>" in html  # Cees's total, written as a number
+    assert ">991</text>" in html  # and Anne's

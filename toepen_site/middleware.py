@@ -17,6 +17,9 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from django.urls import Resolver404, resolve
+from django.utils import translation
+from django.utils.translation import gettext
 
 
 def policy_header(policy: dict[str, str], report_uri: str = "") -> str:
@@ -41,6 +44,54 @@ class ContentSecurityPolicyMiddleware:
         return response
 
 
+class TapBodyLimitMiddleware:
+    """A 413 for a POST to a tablet URL whose body is larger than any tap, before anything reads
+    the body: CSRF's check would parse it (a 10 MB multipart upload went to a temporary file)
+    and every worker would pay for it. A tap is a few hundred bytes; a round's correction form
+    is a row per event. Only the announced ``Content-Length`` is looked at: without one Django
+    reads no body at all."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.method == "POST":
+            try:
+                length = int(request.META.get("CONTENT_LENGTH") or 0)
+            except ValueError:
+                length = 0
+            if length > settings.TAP_BODY_LIMIT:
+                limit = _tap_body_limit(request.path_info)
+                if limit is not None and length > limit:
+                    return _too_large(request, limit)
+        return self.get_response(request)
+
+
+def _tap_body_limit(path: str) -> int | None:
+    """The body limit of the tablet URL ``path``; None for any other URL."""
+    try:
+        name = resolve(path).url_name
+    except Resolver404:
+        return None
+    if name == "round_edit":
+        return settings.ROUND_EDIT_BODY_LIMIT
+    return settings.TAP_BODY_LIMIT if name in TAP_URLS else None
+
+
+TAP_URLS = frozenset(
+    ["session_event", "session_undo", "session_presence", "session_finish", "scorer_link_change"]
+)
+
+
+def _too_large(request: HttpRequest, limit: int) -> HttpResponse:
+    # Before LocaleMiddleware: the language is taken here as it would take it.
+    with translation.override(translation.get_language_from_request(request)):
+        text = gettext("Dit verzoek is te groot: hoogstens %(limit)s bytes.") % {"limit": limit}
+    response = HttpResponse(text, status=413, content_type="text/plain; charset=utf-8")
+    response["Connection"] = "close"  # the rest of the body is not read
+    return response
+
+
 def client_ip(request: HttpRequest) -> str | None:
     """The client's address for the login rate limit (django-axes' ``AXES_CLIENT_IP_CALLABLE``).
 
@@ -60,3 +111,48 @@ def client_ip(request: HttpRequest) -> str | None:
         if len(forwarded) >= count:
             return forwarded[-count]
     return request.META.get("REMOTE_ADDR")
+
+
+# The pair django-axes counts failures by: a wrong password locks that username from that
+# address only, so nobody can lock a member out from elsewhere.
+PAIR = [["username", "ip_address"]]
+
+
+def login_lockout_parameters(request: HttpRequest, credentials: dict | None = None) -> list:
+    """What django-axes counts a login's failures by (``AXES_LOCKOUT_PARAMETERS``).
+
+    Per (username, address) pair, so five wrong passwords for "beheer" lock "beheer" out of
+    that address only, and guessing five names from the pub's one address locks nobody. A
+    brute force over many names from one address still ends: once the address has
+    ``LOGIN_ADDRESS_FAILURE_LIMIT`` failures within the cool-off time, axes counts by the
+    address alone, whose count is then over its limit, and the address waits the cool-off out.
+    The ceiling is generous (a pub full of people mistyping now and then stays under it).
+    """
+    from axes.attempts import get_cool_off_threshold
+    from axes.models import AccessAttempt
+    from django.db.models import Sum
+
+    address = getattr(request, "axes_ip_address", None)
+    if address is None or getattr(request, "axes_attempt_time", None) is None:
+        return PAIR
+    failures = AccessAttempt.objects.filter(
+        ip_address=address, attempt_time__gte=get_cool_off_threshold(request)
+    ).aggregate(total=Sum("failures_since_start"))["total"]
+    if (failures or 0) >= settings.LOGIN_ADDRESS_FAILURE_LIMIT:
+        return ["ip_address"]
+    return PAIR
+
+
+def login_username(request: HttpRequest, credentials: dict | None = None) -> str | None:
+    """The username django-axes records a failed login under (``AXES_USERNAME_CALLABLE``).
+
+    As typed, but cut to 150 characters, the longest username there is, and without NUL
+    characters: Django's login form lets any length through to ``authenticate``, and axes'
+    column holds 255, so a longer name was a server error on PostgreSQL (which also refuses a
+    NUL in text). Names that agree in their first 150 characters share one count.
+    """
+    source = credentials if credentials else request.POST
+    name = source.get(settings.AXES_USERNAME_FORM_FIELD)
+    if not isinstance(name, str):
+        return None
+    return name.replace("\x00", "")[:150]

@@ -65,6 +65,8 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "toepen_site.middleware.ContentSecurityPolicyMiddleware",
+    # A tablet URL refuses a body larger than any tap with 413, before anything reads it.
+    "toepen_site.middleware.TapBodyLimitMiddleware",
     # The viewers' poll, when it needs no drawing, is answered here (scoring/middleware.py).
     "scoring.middleware.ViewerPollMiddleware",
     # gzip for the app's answers (not static files: whitenoise has them precompressed), minding
@@ -82,6 +84,11 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "toepen_site.urls"
+
+# Bytes of a POST to the tablet's URLs (toepen_site.middleware.TapBodyLimitMiddleware): a tap
+# is a few hundred; a round's correction has a row per event (at most 500).
+TAP_BODY_LIMIT = 16 * 1024
+ROUND_EDIT_BODY_LIMIT = 256 * 1024
 
 TEMPLATES = [
     {
@@ -134,15 +141,19 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
-# Login attempts are limited per username and per client address (django-axes). The failures
-# are counted in the database, so every app server behind the proxy sees the same count.
+# Login attempts are limited per (username, client address) pair, with a ceiling per address
+# (django-axes; toepen_site.middleware.login_lockout_parameters). The failures are counted in
+# the database, so every app server behind the proxy sees the same count.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = envint("LOGIN_FAILURE_LIMIT", "5")
 AXES_COOLOFF_TIME = datetime.timedelta(minutes=envint("LOGIN_COOLOFF_MINUTES", "15"))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one alone locks out
+AXES_LOCKOUT_PARAMETERS = "toepen_site.middleware.login_lockout_parameters"
+AXES_USERNAME_CALLABLE = "toepen_site.middleware.login_username"  # bounded, no NUL
+# Failures from one address, whatever the usernames, before that address waits the cool-off.
+LOGIN_ADDRESS_FAILURE_LIMIT = envint("LOGIN_ADDRESS_FAILURE_LIMIT", "50")
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False
 # Lockouts are lifted with `manage.py axes_reset_username NAME` / `axes_reset_ip ADDRESS`; the

@@ -19,6 +19,9 @@ The surface is small:
   rounds after it, when the file's first rounds are the ones it was made from, and gives the
   same result as a replay from the start (strafpunten only: a pot game replays it all).
 - ``resolve_rules(preset, overrides)`` gives the full rules dict or a ``rules:`` refusal.
+
+Every number it takes in is bounded (RULES.md §14), and so is every number it makes: see
+``bounds.py`` for the bounds, the engine's own limits and why no stored number can wrap around.
 """
 
 from __future__ import annotations

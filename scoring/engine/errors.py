@@ -26,10 +26,24 @@ MESSAGES: dict[str, str] = {
     "unknown_event": gettext_noop("unknown event type %(event_type)s"),
     "missing_field": gettext_noop("%(event_type)s needs the field %(field)s"),
     "bad_field": gettext_noop("%(field)s has a wrong value: %(value)s"),
+    "out_of_range": gettext_noop(
+        "%(field)s must be from %(minimum)s to %(maximum)s, not %(value)s"
+    ),
+    "start_out_of_range": gettext_noop(
+        "the start total of %(player)s must be from %(minimum)s to %(maximum)s, not %(value)s"
+    ),
+    "too_many_rounds": gettext_noop("a session has at most %(limit)s rounds"),
+    "too_many_events": gettext_noop("a round has at most %(limit)s events"),
+    "total_limit": gettext_noop(
+        "%(player)s would reach a total of %(total)s, beyond the limit of %(limit)s either way"
+    ),
     # Rules sets
     "rules_unknown_preset": gettext_noop("unknown preset %(preset)s"),
     "rules_unknown_key": gettext_noop("unknown rule %(key)s"),
     "rules_bad_value": gettext_noop("%(key)s cannot be %(value)s"),
+    "rules_out_of_range": gettext_noop(
+        "%(key)s must be from %(minimum)s to %(maximum)s, not %(value)s"
+    ),
     "rules_contradiction": gettext_noop("%(detail)s"),
     # Whole rounds
     "round_after_finish": gettext_noop("the session has already finished"),
@@ -103,6 +117,19 @@ MESSAGES: dict[str, str] = {
     # The pot game (§13, scoring/engine/pot.py): amounts are whole cents
     "pot_rules_amount": gettext_noop(
         "%(key)s must be a whole number of cents of at least %(minimum)s, not %(value)s"
+    ),
+    "pot_rules_range": gettext_noop(
+        "%(key)s must be a whole number of cents from %(minimum)s to %(maximum)s, not %(value)s"
+    ),
+    "pot_bid_too_high": gettext_noop(
+        "%(player)s: a bid may be at most %(maximum)s cents, not %(value)s"
+    ),
+    "pot_limit": gettext_noop(
+        "the pot would reach %(amount)s cents, beyond the limit of %(limit)s cents"
+    ),
+    "balance_limit": gettext_noop(
+        "%(player)s would reach a balance of %(amount)s cents,"
+        " beyond the limit of %(limit)s cents either way"
     ),
     "pot_rules_empty_pot": gettext_noop(
         "pot_minimum and pass_payment cannot both be 0: an empty pot would stay empty"

@@ -17,6 +17,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from .bounds import MAX_EVENTS, MAX_ROUNDS, TOTAL_LIMIT
 from .errors import Refusal
 from .result import Result, RoundResult
 from .sessionfile import check_event, check_round
@@ -95,6 +96,8 @@ class Game:
         number = len(self.rounds) + 1
         if self.finished:
             raise Refusal("round_after_finish").at(number)
+        if number > MAX_ROUNDS:
+            raise Refusal("too_many_rounds", limit=MAX_ROUNDS).at(number)
         for name in join:
             if self.side_of is not None:
                 raise Refusal("bad_join", player=name, detail="the sides are fixed").at(number)
@@ -147,7 +150,14 @@ class Game:
 
     def finish_round(self, play: RoundPlay) -> RoundResult:
         points, side_points = play.score()
-        for unit, value in (side_points if side_points is not None else points).items():
+        changes = side_points if side_points is not None else points
+        for unit, value in changes.items():
+            total = self.totals[unit] + value
+            if not -TOTAL_LIMIT <= total <= TOTAL_LIMIT:
+                raise Refusal("total_limit", player=unit, total=total, limit=TOTAL_LIMIT).at(
+                    play.number
+                )
+        for unit, value in changes.items():
             self.totals[unit] += value
         self._count_streaks(play)
         self.last_dealer = play.dealer
@@ -424,7 +434,11 @@ class RoundPlay:
             if total + new > max_points:
                 return Refusal("knock_cap", player=player, total=total, stake=new, max=max_points)
         elif cap == "table":
-            highest = max(self.game.total_of(p) for p in self.active)
+            # A player on the toilet is taken to fold at the first raise: not counted (§9).
+            highest = max(
+                (self.game.total_of(p) for p in self.active if p not in self.toilet),
+                default=self.game.total_of(player),
+            )
             if new > max_points - highest:
                 return Refusal(
                     "knock_cap_table", player=player, stake=new, max=max_points, total=highest
@@ -543,7 +557,15 @@ class RoundPlay:
         return Refusal("not_in_round", player=player)
 
     def check_disqualify(self, player: str) -> Refusal | None:
-        return self._check_active(player)
+        """A bluffed kans op toep: also a player who folded earlier in the round (§7)."""
+        refusal = self._check_player(player)
+        if refusal is not None:
+            return refusal
+        if self.over:
+            return Refusal("round_over")
+        if player in self.disqualified:
+            return Refusal("out_of_game", player=player)
+        return None
 
     # --- applying events (each already checked) ---------------------------------------------
     def apply(self, event: dict[str, Any]) -> None:
@@ -628,7 +650,8 @@ class RoundPlay:
     def _apply_disqualify(self, player: str, event: dict[str, Any]) -> None:
         self._refuse(self.check_disqualify(player))
         self.disqualified.append(player)
-        self._fold(player, 0)
+        if player not in self.folds:  # one who folded keeps their fold cost
+            self._fold(player, 0)
         self._end_if_one_left()
 
     @staticmethod
@@ -643,8 +666,9 @@ class RoundPlay:
         self.answered = set()
         if self.raise_count == 1 and self.toilet:
             # Dealt in but away: taken to fold at the first knock (§9).
+            # Also an armoede player away: the opening raise is made for them, not by them.
             for player in self.participants:
-                if player in self.toilet and player not in self.raisers:
+                if player in self.toilet:
                     self._fold(player, self.prior)
             self._end_if_one_left()
 
@@ -994,6 +1018,8 @@ def play_session(
             before_last = game.copy()
         absent, join, events = check_round(raw_round, number)
         play = game.new_round(absent, join)
+        if len(events) > MAX_EVENTS:
+            raise Refusal("too_many_events", limit=MAX_EVENTS).at(number, MAX_EVENTS + 1)
         for index, raw_event in enumerate(events, start=1):
             try:
                 play.apply(check_event(raw_event))

@@ -32,6 +32,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from .bounds import BID_RANGE, MAX_ROUNDS, POT_LIMIT, POT_RULE_RANGES, shown
 from .errors import Refusal
 from .result import Result, RoundResult
 
@@ -62,7 +63,7 @@ class PotView:
     round_number: int
     pot: int
     balances: dict[str, int]
-    max_bid: int  # a bid may be anything up to the pot at the start of the round
+    max_bid: int  # a bid may be anything up to the pot at the start of the round (and the bound)
     bids: dict[str, Bid]  # what has been declared so far in the open round, in seat order
     waiting: list[str]  # players who have not declared yet, in seat order
     finished: bool
@@ -89,7 +90,7 @@ class PotTable:
             round_number=self.round_number,
             pot=self.pot,
             balances=dict(self.balances),
-            max_bid=self.pot,
+            max_bid=min(self.pot, BID_RANGE[1]),
             bids=dict(self.bids),
             waiting=waiting,
             finished=self.finished,
@@ -123,6 +124,8 @@ def replay_pot(
     for index, raw_round in enumerate(rounds):
         number = index + 1
         try:
+            if number > MAX_ROUNDS:
+                raise Refusal("too_many_rounds", limit=MAX_ROUNDS)
             if not isinstance(raw_round, dict):
                 raise Refusal("invalid_file", detail="a round must be an object")
             for key in raw_round:
@@ -142,6 +145,7 @@ def replay_pot(
         pot -= sum(round_result.points.values())
         for player, change in round_result.points.items():
             balances[player] += change
+        _refuse_beyond_limit(pot, balances, number)
         round_result.totals = dict(balances)
         results.append(round_result)
 
@@ -182,23 +186,42 @@ def _read_rules(raw: Any, player_count: int) -> PotRules:
     for key in raw:
         if key not in ("ante", "pot_minimum", "pass_payment"):
             raise Refusal("rules_unknown_key", key=key).in_rules()
-    ante = _amount(raw, "ante", 100, minimum=1)
+    ante = _amount(raw, "ante", 100)
     rules = PotRules(
         ante=ante,
-        pot_minimum=_amount(raw, "pot_minimum", ante * player_count, minimum=0),
-        pass_payment=_amount(raw, "pass_payment", ante, minimum=0),
+        # The default minimum, ante times players, may be above the bound a file may give.
+        pot_minimum=_amount(raw, "pot_minimum", ante * player_count, default_ok=True),
+        pass_payment=_amount(raw, "pass_payment", ante),
     )
     if rules.pot_minimum == 0 and rules.pass_payment == 0:
         raise Refusal("pot_rules_empty_pot").in_rules()
     return rules
 
 
-def _amount(raw: dict[str, Any], key: str, default: int, *, minimum: int) -> int:
+def _amount(raw: dict[str, Any], key: str, default: int, *, default_ok: bool = False) -> int:
+    if key not in raw and default_ok:
+        return default
     value = raw.get(key, default)
+    minimum, maximum = POT_RULE_RANGES[key]
     # bool is an int in Python, but true is not an amount in a file.
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise Refusal("pot_rules_amount", key=key, minimum=minimum, value=_shown(value)).in_rules()
+    if value > maximum:
+        raise Refusal(
+            "pot_rules_range", key=key, minimum=minimum, maximum=maximum, value=_shown(value)
+        ).in_rules()
     return value
+
+
+def _refuse_beyond_limit(pot: int, balances: dict[str, int], number: int) -> None:
+    """No pot or balance beyond ``POT_LIMIT`` (see bounds.py: they must fit the database)."""
+    if not -POT_LIMIT <= pot <= POT_LIMIT:
+        raise Refusal("pot_limit", amount=pot, limit=POT_LIMIT).at(number)
+    for player, balance in balances.items():
+        if not -POT_LIMIT <= balance <= POT_LIMIT:
+            raise Refusal("balance_limit", player=player, amount=balance, limit=POT_LIMIT).at(
+                number
+            )
 
 
 def _read_bids(raw: Any, players: list[str], pot: int, *, complete: bool) -> dict[str, Bid]:
@@ -219,8 +242,12 @@ def _read_bids(raw: Any, players: list[str], pot: int, *, complete: bool) -> dic
             bids[player] = FOLD
         elif isinstance(bid, bool) or not isinstance(bid, int):
             raise Refusal("pot_bid_not_amount", player=player, value=_shown(bid))
-        elif bid < 1:
-            raise Refusal("pot_bid_too_low", player=player, value=bid)
+        elif bid < BID_RANGE[0]:
+            raise Refusal("pot_bid_too_low", player=player, value=_shown(bid))
+        elif bid > BID_RANGE[1]:
+            raise Refusal(
+                "pot_bid_too_high", player=player, maximum=BID_RANGE[1], value=_shown(bid)
+            )
         elif bid > pot:
             raise Refusal("pot_bid_above_pot", player=player, value=bid, pot=pot)
         else:
@@ -294,8 +321,9 @@ def _places(balances: dict[str, int]) -> dict[str, int]:
 
 
 def _shown(value: Any) -> str:
-    """A value as it reads in the JSON file, for a message."""
+    """A value as it reads in the JSON file, for a message (a 400-digit number is cut)."""
     try:
-        return json.dumps(value, ensure_ascii=False)
+        text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
-        return repr(value)
+        text = shown(value)
+    return text if len(text) <= 40 else text[:37] + "..."

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .bounds import RULE_RANGES, is_int, shown, within
 from .errors import Refusal
 
 DEFAULT_RULES: dict[str, Any] = {
@@ -77,18 +78,10 @@ BOOLEANS = frozenset(
         "five_crosses",
     }
 )
-# key -> smallest allowed value
-INTEGERS: dict[str, int] = {
-    "max_points": 2,
-    "blind_stake": 2,
-    "jack_beaten_by_queen": 0,
-    "four_of_a_kind": 0,
-    "fold_limit": 0,
-}
+# key -> (smallest, largest) allowed value (RULES.md §14; see bounds.py)
+INTEGERS: dict[str, tuple[int, int]] = {k: v for k, v in RULE_RANGES.items() if k != "max_stake"}
 
-
-def is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+__all__ = ["BOOLEANS", "CHOICES", "DEFAULT_RULES", "INTEGERS", "PRESETS", "is_int"]
 
 
 def resolve_rules(
@@ -122,20 +115,20 @@ def _checked(key: str, value: Any) -> Any:
     elif key in BOOLEANS:
         if not isinstance(value, bool):
             raise bad
-    elif key == "max_stake":
-        if value is not None and (not is_int(value) or value < 1):
+    elif key in RULE_RANGES:
+        if key == "max_stake" and value is None:
+            return value
+        if not is_int(value):
             raise bad
-    elif key in INTEGERS and (not is_int(value) or value < INTEGERS[key]):
-        raise bad
+        if not within(value, RULE_RANGES[key]):
+            low, high = RULE_RANGES[key]
+            raise Refusal(
+                "rules_out_of_range", key=key, minimum=low, maximum=high, value=shown(value)
+            ).in_rules()
     return value
 
 
-def _show(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
+_show = shown
 
 
 def _refuse_contradictions(rules: dict[str, Any], *, teams: bool) -> None:

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .bounds import JACKS_SHOWN_RANGE, PENALTY_RANGE, START_RANGE, out_of_range, shown, within
 from .errors import Refusal
 from .rules import is_int, resolve_rules
 
@@ -90,6 +91,14 @@ def check_header(data: Any) -> Header:
             raise invalid(f'"start" names {name}, who is not {what} of this session')
         if not is_int(total):
             raise invalid(f'"start" gives {name} a total that is not a whole number')
+        if not within(total, START_RANGE):
+            raise Refusal(
+                "start_out_of_range",
+                player=name,
+                minimum=START_RANGE[0],
+                maximum=START_RANGE[1],
+                value=shown(total),
+            )
     dealer = data.get("dealer")
     if dealer is not None and dealer not in players:
         raise invalid(f'"dealer" names {dealer}, who is not a player of this session')
@@ -193,10 +202,11 @@ def _check_fields(kind: str, event: Mapping[str, Any]) -> None:
     if kind == "win":
         if "jack" in event and not isinstance(event["jack"], bool):
             raise bad("jack")
-        if "jacks_shown" in event and not (
-            is_int(event["jacks_shown"]) and 0 <= event["jacks_shown"] <= 4
-        ):
-            raise bad("jacks_shown")
+        if "jacks_shown" in event:
+            if not is_int(event["jacks_shown"]):
+                raise bad("jacks_shown")
+            if not within(event["jacks_shown"], JACKS_SHOWN_RANGE):
+                raise out_of_range("jacks_shown", event["jacks_shown"], JACKS_SHOWN_RANGE)
     elif kind == "four_of_a_kind":
         if not _one_of(event["rank"], RANKS):
             raise bad("rank")
@@ -211,10 +221,16 @@ def _check_fields(kind: str, event: Mapping[str, Any]) -> None:
             raise bad("points")
         if event["points"] == 0:
             raise Refusal("penalty_zero")
+        if not within(event["points"], PENALTY_RANGE):
+            raise out_of_range("points", event["points"], PENALTY_RANGE)
         if not isinstance(event["reason"], str):
             raise bad("reason")
 
 
 def _show(value: Any) -> str:
-    text = repr(value) if not isinstance(value, str) else value
+    return shown(value) if isinstance(value, str) or is_int(value) else _repr(value)
+
+
+def _repr(value: Any) -> str:
+    text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."

@@ -1,12 +1,10 @@
 """manage.py import_club FILE [--club SLUG]: a club exported by export_club, into this database."""
 
-import sys
-
 from django.core.management.base import BaseCommand, CommandError
 
 from scoring import services
 from scoring.engine import Refusal
-from scoring.sessionfile import SessionFileError, load_json
+from scoring.sessionfile import MAX_CLUB_BYTES, SessionFileError, load_json, read_text
 
 
 class Command(BaseCommand):
@@ -18,11 +16,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, file, club, **options):
         try:
-            if file == "-":
-                text = sys.stdin.read()
-            else:
-                with open(file, encoding="utf-8") as handle:
-                    text = handle.read()
+            text = read_text(file, limit=MAX_CLUB_BYTES, what="club export")
             data = load_json(text, what="club export")
             imported = services.club_import(data=data, slug=club)
         except (OSError, SessionFileError, services.ServiceError) as error:

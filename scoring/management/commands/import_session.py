@@ -1,14 +1,12 @@
 """manage.py import_session FILE --club SLUG [--season NAME]: a toepen/1 file into the database."""
 
-import sys
-
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from scoring import services
 from scoring.engine import Refusal
 from scoring.models import Club, Season
-from scoring.sessionfile import SessionFileError, load_json
+from scoring.sessionfile import MAX_SESSION_BYTES, SessionFileError, load_json, read_text
 
 
 class Command(BaseCommand):
@@ -21,8 +19,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, file, club, season, **options):
         try:
-            text = sys.stdin.read() if file == "-" else _read(file)
-            data = load_json(text)
+            data = load_json(read_text(file, limit=MAX_SESSION_BYTES))
         except (OSError, SessionFileError) as error:
             raise CommandError(str(error)) from None
         try:
@@ -40,8 +37,3 @@ class Command(BaseCommand):
         except services.ServiceError as error:
             raise CommandError(str(error)) from None
         self.stdout.write(str(session.pk))
-
-
-def _read(path: str) -> str:
-    with open(path, encoding="utf-8") as handle:
-        return handle.read()

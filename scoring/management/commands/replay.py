@@ -3,6 +3,10 @@
 Without --json it prints the lei: players as columns, a row per round with the stake and the
 winner and everyone's running total, who went out when, and the toepkoning. A refused session
 exits with status 1 and prints the one-line refusal on standard error.
+
+A session exported while a round is being played (its last round has no winner yet) is not
+refused: the lei shows the finished rounds, the round in play and "Nog bezig."; ``--json``
+gives the state after the finished rounds, with ``finished: false``.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from scoring.engine import Refusal, Result, replay
+from scoring.sessionfile import MAX_DEPTH, MAX_SESSION_BYTES, SessionFileError, read_text, too_deep
 
 
 class Command(BaseCommand):
@@ -26,7 +31,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         data = read_session_file(options["file"])
         try:
-            result = replay(data)
+            result = replay(data, open_round=True)
         except Refusal as refusal:
             self.stderr.write(str(refusal))
             sys.exit(1)
@@ -39,22 +44,26 @@ class Command(BaseCommand):
 def read_session_file(path: str) -> Any:
     """The parsed JSON of a file (``-`` is standard input), or a clear error."""
     try:
-        if path == "-":
-            text = sys.stdin.read()
-        else:
-            with open(path, encoding="utf-8") as handle:
-                text = handle.read()
+        text = read_text(path, limit=MAX_SESSION_BYTES)
     except OSError as error:
         raise CommandError(f"cannot read {path}: {error.strerror}") from None
-    except UnicodeDecodeError:
-        raise CommandError(f"{path} is not a UTF-8 text file") from None
+    except SessionFileError as error:
+        raise CommandError(str(error)) from None
+    deep = CommandError(f"not a valid session file: the JSON is nested deeper than {MAX_DEPTH}")
     try:
-        return json.loads(text)
+        data = json.loads(text)
     except json.JSONDecodeError as error:
         raise CommandError(
             f"not a valid session file: {path} is not JSON "
             f"(line {error.lineno}, column {error.colno}: {error.msg})"
         ) from None
+    except RecursionError:
+        raise deep from None
+    except ValueError:  # an integer of more digits than Python reads
+        raise CommandError("not a valid session file: it holds a number too long to read") from None
+    if too_deep(data):
+        raise deep
+    return data
 
 
 def render_lei(result: Result) -> str:
@@ -87,6 +96,9 @@ def render_lei(result: Result) -> str:
         for unit in rnd.eliminated:
             lines.append(f"{'':>12}{unit} is dood met {rnd.totals[unit]}")
             out.add(unit)
+    table = result.what_now()
+    if not result.finished and table.started:
+        lines.append(f"{table.round_number:>5} {table.stake:>5}  (bezig)")
     lines.append("")
     if result.finished and result.toepkoning:
         lines.append(f"Toepkoning: {result.toepkoning}")

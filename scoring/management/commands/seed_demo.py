@@ -38,7 +38,14 @@ class Command(BaseCommand):
         if beheer is None:
             beheer = User.objects.create_user("beheer", password="beheer")  # noqa: S106
             self.stdout.write("Created the user beheer (password beheer), admin of the club.")
-        ClubMembership.objects.get_or_create(user=beheer, club=club, defaults={"role": "admin"})
+        # A club admin is a staff user with an admin membership, and nothing more: the admin
+        # takes every right from that membership (scoring/admin.py), no Django permissions.
+        if not beheer.is_staff:
+            beheer.is_staff = True
+            beheer.save(update_fields=["is_staff"])
+        ClubMembership.objects.update_or_create(
+            user=beheer, club=club, defaults={"role": ClubMembership.Role.ADMIN}
+        )
 
     def _club(self):
         club = Club.objects.create(name="De Gouden Boer", slug=SLUG, standings_public=True)
