@@ -523,7 +523,7 @@ def _live_context(request: HttpRequest, scorer: access.ScorerAccess, lei: Lei) -
     pk = scorer.session.pk
     # What every form of a tap carries: the CSRF token, the version the tablet shows and the
     # sheet it shows, made once here, and a fresh key of its own each time ``hidden`` is drawn
-    # (the template calls it per form, as does ``{% player_forms %}``).
+    # (the template calls it per form).
     tap_fields = format_html(
         '<input type="hidden" name="csrfmiddlewaretoken" value="{}">'
         '<input type="hidden" name="version" value="{}">'
@@ -559,20 +559,36 @@ def _answer(
     stale: bool = False,
     changed: bool = True,
     outcome: services.RecordOutcome | None = None,
+    undone: str = "",
 ) -> HttpResponse:
     """After a write: the fresh panel and sheet (HTMX) or a redirect back (plain POST).
 
     The sheet is drawn from the write's own log and replay (``outcome``) when it has them:
     no second read of the log and no second replay. When the tablet says it shows the sheet
     this lei draws (the ``sheet`` field of every tap, ``Lei.sheet_key``), only the round
-    section is sent."""
+    section is sent.
+
+    The tablet's outbox (static/js/lei.js) reads two headers: ``X-Lei-Outcome`` (``recorded``,
+    ``refused``, ``stale``) and ``X-Lei-Version``, the version the next tap must expect. A
+    refusal is a 200 like a recorded tap: its answer is the fresh lei with the reason."""
     session = scorer.session
-    notice = gettext("De lei is intussen veranderd.") if stale else ""
+    if error:
+        error = gettext("Niet opgeslagen: %(reason)s") % {"reason": error}
+    notice = (
+        gettext(
+            "Niet opgeslagen. De lei is intussen veranderd (op een andere tablet?): "
+            "kijk of de tik nog nodig is."
+        )
+        if stale
+        else ""
+    )
     if not request.htmx:
         if error:
             messages.error(request, error)
         elif notice:
             messages.warning(request, notice)
+        elif undone:
+            messages.success(request, undone)
         return redirect(_tablet_url(session))
     if stale or error:
         session.refresh_from_db(fields=["version", "status", "scorer_token", "ended"])
@@ -581,7 +597,7 @@ def _answer(
     else:
         lei = _load_lei(session)
     context = _live_context(request, scorer, lei)
-    context.update(error=error, notice=notice)
+    context.update(error=error, notice=notice, undone=undone, flash=_flash(outcome))
     shown = request.POST.get("sheet", "")
     if shown and shown == lei.sheet_key:
         # The tablet shows this very sheet (a knock, a fold, a refusal...): only the round
@@ -591,9 +607,74 @@ def _answer(
         response["HX-Reswap"] = "outerHTML"
     else:
         response = render(request, "scoring/tablet.html#live", context)
-    if changed and not error:
+    if changed and not error and not stale:
         response["HX-Trigger"] = "leiChanged"
+    response["X-Lei-Outcome"] = "stale" if stale else "refused" if error else "recorded"
+    response["X-Lei-Version"] = str(session.version)
     return response
+
+
+def _flash(outcome: services.RecordOutcome | None) -> str:
+    """The result of the round this write ended ("Ronde 7: Eva wint — inzet 2"), or "": the
+    round a write touched is among the replay's scored rounds only when the write ended it."""
+    if outcome is None or outcome.result is None or not outcome.round_number:
+        return ""
+    rounds = outcome.result.rounds
+    if not rounds or rounds[-1].number != outcome.round_number:
+        return ""
+    done = rounds[-1]
+    words = {"number": done.number, "winner": done.winner or "", "stake": done.stake}
+    if done.ended_by == "four_of_a_kind":
+        return gettext("Ronde %(number)s: vier gelijke van %(winner)s") % words
+    if done.ended_by == "all_fold" and done.winner:
+        text = gettext("Ronde %(number)s: de rest is weg, %(winner)s wint — inzet %(stake)s")
+        return text % words
+    if done.winner and done.jack:
+        return gettext("Ronde %(number)s: %(winner)s wint met boer — inzet %(stake)s") % words
+    if done.winner:
+        return gettext("Ronde %(number)s: %(winner)s wint — inzet %(stake)s") % words
+    return gettext("Ronde %(number)s is gespeeld — inzet %(stake)s") % words
+
+
+def _tap_words() -> dict[str, str]:
+    """What a tap of each event type is called, for "Weg van Eva ongedaan gemaakt"."""
+    return {
+        "knock": gettext("Toep"),
+        "blind_knock": gettext("Blind toepen"),
+        "stay": gettext("Mee"),
+        "fold": gettext("Weg"),
+        "win": gettext("Laatste slag"),
+        "four_of_a_kind": gettext("Vier gelijke"),
+        "laundry": gettext("Vuile was"),
+        "penalty": gettext("Strafpunt"),
+        "jack_beaten": gettext("Boer geslagen"),
+        "bid": gettext("Bod"),
+        "bid_fold": gettext("Pas"),
+        "disqualify": gettext("Eruit"),
+    }
+
+
+def _undone_text(session: Session) -> str:
+    """What an undo of ``session`` as it is now takes back, in words: the last event of its
+    last round, or that round's presence (``services.session_undo`` takes back the same)."""
+    if session.game == Game.POT and session.ended:
+        return gettext("Het verdelen van de pot is ongedaan gemaakt.")
+    last = Round.objects.filter(session=session).order_by("-number").values_list("events").first()
+    if last is None:
+        return ""
+    events = last[0] or []
+    if not events:
+        return gettext("Aanwezigheid ongedaan gemaakt.")
+    event = events[-1]
+    what = _tap_words().get(event.get("type"), event.get("type", ""))
+    if event.get("type") == "win" and event.get("jack"):
+        what = gettext("%(what)s met boer") % {"what": what}
+    if event.get("player"):
+        return gettext("%(what)s van %(player)s ongedaan gemaakt.") % {
+            "what": what,
+            "player": event["player"],
+        }
+    return gettext("%(what)s ongedaan gemaakt.") % {"what": what}
 
 
 def _service_error_text(error: services.ServiceError) -> str:
@@ -613,8 +694,14 @@ def _service_error_text(error: services.ServiceError) -> str:
 
 
 def _write(
-    request: HttpRequest, scorer: access.ScorerAccess, write: Callable[[], Any]
+    request: HttpRequest,
+    scorer: access.ScorerAccess,
+    write: Callable[[], Any],
+    undone: Callable[[], str] | None = None,
 ) -> HttpResponse:
+    """Run ``write`` and answer; ``undone`` says in words what an undo is about to take back
+    (asked first, and shown only when this very request took it back)."""
+    said = undone() if undone is not None else ""
     try:
         outcome = write()
     except services.StaleVersion:
@@ -623,7 +710,7 @@ def _write(
         return _answer(request, scorer, error=refusal_text(refusal))
     except services.ServiceError as error:
         return _answer(request, scorer, error=_service_error_text(error))
-    return _answer(request, scorer, outcome=outcome)
+    return _answer(request, scorer, outcome=outcome, undone="" if outcome.replayed else said)
 
 
 # --- home and login --------------------------------------------------------------------------
@@ -800,25 +887,39 @@ def session_event(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResp
 @require_POST
 @_with_scorer
 def session_undo(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
-    return _write_at_version(request, scorer, services.session_undo)
+    """Take back the last tap, and say which ("Weg van Eva ongedaan gemaakt")."""
+    return _write_at_version(request, scorer, services.session_undo, say_undone=True)
 
 
 def _write_at_version(
-    request: HttpRequest, scorer: access.ScorerAccess, service: Callable[..., object]
+    request: HttpRequest,
+    scorer: access.ScorerAccess,
+    service: Callable[..., object],
+    say_undone: bool = False,
 ) -> HttpResponse:
     """A write that carries nothing but the version the tablet saw and its key."""
     form = VersionForm(request.POST)
     if not form.is_valid():
         return _answer(request, scorer, error=translated_error(form), changed=False)
+    version = form.cleaned_data["version"]
+
+    def undone() -> str:
+        # Read before the write: what is read is what the write takes back only if the
+        # session was at the tablet's version all along (the write then checks it again).
+        if not say_undone or scorer.session.version != version:
+            return ""
+        return _undone_text(scorer.session)
+
     return _write(
         request,
         scorer,
         lambda: service(
             session=scorer.session,
-            version=form.cleaned_data["version"],
+            version=version,
             key=form.cleaned_data["key"],
             actor=scorer.actor,
         ),
+        undone=undone,
     )
 
 
