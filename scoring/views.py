@@ -54,7 +54,7 @@ from scoring.forms import (
     refusal_text,
     translated_error,
 )
-from scoring.models import Game, Player, Round, Session
+from scoring.models import AuditEntry, Game, Player, Round, Session
 from scoring.sessionfile import file_from_rows
 from scoring.svg import tally_from_results
 
@@ -129,6 +129,7 @@ class HistoryRow:
     winner: str | None
     jack: bool
     cells: list[Cell]
+    corrected: bool = False  # edited after the fact (the audit log's corrections)
 
 
 @dataclass
@@ -240,7 +241,42 @@ class Lei:
         """The played rounds, newest first, as the sheet shows them. Made when first asked
         for: most taps are answered with the round panel alone, and the rows are a cell per
         player for every round of the evening."""
-        return _pot_history(self.result) if self.is_pot else _history(self.result)
+        rows = _pot_history(self.result) if self.is_pot else _history(self.result)
+        corrected = self.corrected
+        for row in rows:
+            row.corrected = row.number in corrected
+        return rows
+
+    @property
+    def next_dealer(self) -> str:
+        """Who deals the next game at this table ("nieuw spel, zelfde spelers"): the winner
+        (the first member of a winning side), else whoever stands first alone, else whoever
+        won the last round, else the first seat."""
+        result = self.result
+        teams = result.teams or {}
+        first = [u for u, place in result.places.items() if place == 1]
+        candidates = [result.winner, first[0] if len(first) == 1 else None]
+        candidates += [rr.winner for rr in reversed(result.rounds) if rr.winner][:1]
+        for unit in candidates:
+            if unit in teams:
+                return teams[unit][0]
+            if unit in result.players:
+                return unit
+        return result.players[0] if result.players else ""
+
+    @cached_property
+    def corrected(self) -> frozenset[int]:
+        """The numbers of the rounds corrected after the fact, by the round editor or the
+        admin: the audit log has an entry for each (``services.round_replace_events``). Read
+        only when the sheet's rows are drawn, not for a tap that leaves the sheet as it was.
+        A round stays marked once corrected, even when it is undone and played again."""
+        if self.session._state.adding:  # never saved (a lei drawn from a file): no log
+            return frozenset()
+        return frozenset(
+            AuditEntry.objects.filter(
+                session_id=self.session.pk, action=AuditEntry.Action.CORRECT
+            ).values_list("round_number", flat=True)
+        )
 
     @cached_property
     def player_options(self) -> str:
