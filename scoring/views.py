@@ -802,6 +802,9 @@ def session_new(request: HttpRequest) -> HttpResponse:
         chosen = next((c for c in clubs if str(c.pk) == request.GET.get("club")), clubs[0])
         initial: dict[str, Any] = {"club": chosen.pk, "preset": chosen.preset}
         for key, value in (chosen.rules or {}).items():
+        season = services.running_season(chosen)  # most games are league games
+        if season is not None:
+            initial["season"] = season.pk
             initial[f"rule_{key}"] = (
                 ("ja" if value else "nee") if isinstance(value, bool) else value
             )
@@ -988,8 +991,62 @@ def session_presence(request: HttpRequest, scorer: access.ScorerAccess) -> HttpR
 @require_POST
 @_with_scorer
 def session_finish(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
-    """Closing time, or in the pot game: share the pot out."""
-    return _write_at_version(request, scorer, services.session_finish)
+    """Closing time, or in the pot game: share the pot out, once the scorer confirmed it. A
+    game without a finished round is thrown away (``services.session_discard``), and the
+    tablet goes to the home page."""
+    if request.POST.get("confirm") != FINISH_CONFIRMED:
+        return _answer(
+            request,
+            scorer,
+            error=gettext("Het spel is niet beëindigd: bevestig het eerst."),
+            changed=False,
+        )
+    form = VersionForm(request.POST)
+    if not form.is_valid():
+        return _answer(request, scorer, error=translated_error(form), changed=False)
+
+    def finish() -> services.RecordOutcome:
+        outcome = services.session_finish(
+            session=scorer.session,
+            version=form.cleaned_data["version"],
+            key=form.cleaned_data["key"],
+            actor=scorer.actor,
+        )
+        if outcome.discarded:
+            raise _Discarded
+        return outcome
+
+    try:
+        return _write(request, scorer, finish)
+    except _Discarded:
+        messages.info(
+            request, gettext("Het spel is weggegooid: er was nog geen ronde uitgespeeld.")
+        )
+        home = reverse("home")
+        if request.htmx:
+            return HttpResponse(status=204, headers={"HX-Redirect": home})
+        return redirect(home)
+
+
+class _Discarded(Exception):
+    """The finished session was thrown away: there is no lei left to draw."""
+
+
+@require_POST
+@_with_scorer
+def session_again(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
+    """ "Nieuw spel, zelfde spelers" after a game: one tap starts the next one at this table
+    (``services.session_again``) and opens it on this tablet. A tablet with the scorer link
+    gets the new game's link as well: it scored this table, it scores the next game."""
+    lei = _load_lei(scorer.session)
+    if not lei.finished or lei.locked:
+        return _answer(
+            request, scorer, error=gettext("Dit spel is nog niet uitgespeeld."), changed=False
+        )
+    new = services.session_again(session=scorer.session, dealer=lei.next_dealer, actor=scorer.actor)
+    if scorer.actor.scorer_token and new.scorer_token:
+        access.grant_scorer_link(request, new)
+    return redirect(_tablet_url(new))
 
 
 # --- correcting a round ----------------------------------------------------------------------
@@ -1008,6 +1065,11 @@ def round_edit(request: HttpRequest, scorer: access.ScorerAccess, number: int) -
     if request.method == "POST":
         formset = EventRowFormSet(request.POST, prefix="events")
         version_form = VersionForm(request.POST)
+# What the confirm step of "Spel beëindigen" sends (tablet.html#finish): without it, a stray
+# tap or a form from an old page ends nothing.
+FINISH_CONFIRMED = "ja"
+
+
         if formset.is_valid() and version_form.is_valid():
             events = [f.event() for f in formset.forms if f.cleaned_data.get("type")]
             try:

@@ -289,7 +289,9 @@ def test_finishing_at_closing_time_crowns_nobody_but_shows_the_chart(scorer, ses
     play_rounds(session, ["Anne", "Bas"])
     session.refresh_from_db()
     url = reverse("session_finish", args=[session.pk])
-    html = scorer.post(url, {"version": session.version, "key": "f1"}, **HX).content.decode()
+    html = scorer.post(
+        url, {"version": session.version, "key": "f1", "confirm": "ja"}, **HX
+    ).content.decode()
     assert "Uitgespeeld" in html
     assert "lei-chart" in html
 
@@ -431,7 +433,7 @@ def test_the_pot_game_bids_folds_and_a_winner_in_euros(scorer, club, people):
     result = replay(session.to_file(), open_round=True)
     assert result.balances == {"Anne": -25, "Bas": -175}
     url = reverse("session_finish", args=[session.pk])
-    scorer.post(url, {"version": session.version, "key": "share"}, **HX)
+    scorer.post(url, {"version": session.version, "key": "share", "confirm": "ja"}, **HX)
     session.refresh_from_db()
     assert session.ended
 
