@@ -20,6 +20,7 @@ urlpatterns = [
     path("sessies/nieuw/", views.session_new, name="session_new"),
     path("sessies/nieuw/spelers/", views.player_search, name="player_search"),
     # The tablet: the round panel and the sheet, one POST per tap
+    path("lei-sw.js", views.service_worker, name="service_worker"),  # scope: the whole site
     path("sessies/<int:pk>/", views.tablet, name="tablet"),
     path("sessies/<int:pk>/gebeurtenis/", views.session_event, name="session_event"),
     path("sessies/<int:pk>/ongedaan/", views.session_undo, name="session_undo"),

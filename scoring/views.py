@@ -32,6 +32,7 @@ from django.http import (
 )
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
+from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.utils.formats import number_format
@@ -900,6 +901,28 @@ def tablet(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     context["share"] = share
     # The secret scorer link is on this page: not compressed (scoring/compression.py, BREACH).
     return no_compression(render(request, "scoring/tablet.html", context))
+
+
+@require_GET
+def service_worker(request: HttpRequest) -> HttpResponse:
+    """The tablet's service worker (``templates/scoring/service_worker.js``), from the site's
+    root: a worker's scope is the folder it is served from, and it must see the tablet pages
+    and signing out. Asked for again by the browser at every visit (``no-cache``)."""
+    example = reverse("tablet", args=[987654321])
+    pattern = "^" + re.escape(example).replace("987654321", "[0-9]+") + "$"
+    response = render(
+        request,
+        "scoring/service_worker.js",
+        {
+            "tablet_example": example.replace("987654321", "<n>"),
+            "tablet_pattern": pattern,
+            "static_prefix": static(""),
+            "logout": reverse("logout"),
+        },
+        content_type="text/javascript; charset=utf-8",
+    )
+    response["Cache-Control"] = "no-cache"
+    return response
 
 
 @require_POST

@@ -69,6 +69,7 @@ MATRIX: dict[str, dict[str, tuple[int, ...]]] = {
     "player_search": {"GET": SEARCH_GET, "POST": SEARCH_POST},
     # The tablet
     "tablet": {"GET": TABLET_GET, "POST": ALL_405},
+    "service_worker": {"GET": ALL_200, "POST": ALL_405},  # the tablet's offline copy, no data
     "session_event": {"GET": ALL_405, "POST": TABLET_WRITE},
     "session_undo": {"GET": ALL_405, "POST": TABLET_WRITE},
     "session_presence": {"GET": ALL_405, "POST": TABLET_WRITE},
