@@ -110,8 +110,6 @@ def test_a_game_without_a_finished_round_is_thrown_away_not_stored_as_played(
     assert entry.before["players"] == ["Anne", "Bas", "Cees", "Dirk", "Eva"]
     assert [e["type"] for e in entry.before["rounds"][0]["events"]] == ["knock", "fold"]
     # Not in the league: the season's standings and the archive know nothing of it.
-    club.public_standings = True
-    club.save()
     standings = scorer.get(reverse("league_season", args=[club.slug, season.pk])).content.decode()
     assert "Nog geen uitgespeelde sessies in dit seizoen." in standings
     archive = scorer.get(reverse("league_archive", args=[club.slug])).content.decode()
