@@ -26,8 +26,8 @@ urlpatterns = [
     path("sessies/<int:pk>/ongedaan/", views.session_undo, name="session_undo"),
     path("sessies/<int:pk>/aanwezig/", views.session_presence, name="session_presence"),
     path("sessies/<int:pk>/einde/", views.session_finish, name="session_finish"),
-    path("sessies/<int:pk>/ronde/<int:number>/", views.round_edit, name="round_edit"),
     path("sessies/<int:pk>/opnieuw/", views.session_again, name="session_again"),
+    path("sessies/<int:pk>/ronde/<int:number>/", views.round_edit, name="round_edit"),
     path("sessies/<int:pk>/scorerlink/", views.scorer_link_change, name="scorer_link_change"),
     # The secret scorer link for a tablet (the read-only viewer link is the first URL)
     path("tafel/<str:token>/", views.scorer_link, name="scorer_link"),

@@ -802,10 +802,10 @@ def session_new(request: HttpRequest) -> HttpResponse:
     else:
         chosen = next((c for c in clubs if str(c.pk) == request.GET.get("club")), clubs[0])
         initial: dict[str, Any] = {"club": chosen.pk, "preset": chosen.preset}
-        for key, value in (chosen.rules or {}).items():
         season = services.running_season(chosen)  # most games are league games
         if season is not None:
             initial["season"] = season.pk
+        for key, value in (chosen.rules or {}).items():
             initial[f"rule_{key}"] = (
                 ("ja" if value else "nee") if isinstance(value, bool) else value
             )
@@ -1011,6 +1011,11 @@ def session_presence(request: HttpRequest, scorer: access.ScorerAccess) -> HttpR
     )
 
 
+# What the confirm step of "Spel beëindigen" sends (tablet.html#finish): without it, a stray
+# tap or a form from an old page ends nothing.
+FINISH_CONFIRMED = "ja"
+
+
 @require_POST
 @_with_scorer
 def session_finish(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
@@ -1084,15 +1089,11 @@ def round_edit(request: HttpRequest, scorer: access.ScorerAccess, number: int) -
     if round_ is None:
         raise Http404("no such round")
     players = list(session.seats.select_related("player").values_list("player__name", flat=True))
+    game = {"game": session.game}  # each row offers the game's event types and their fields
     error = ""
     if request.method == "POST":
-        formset = EventRowFormSet(request.POST, prefix="events")
+        formset = EventRowFormSet(request.POST, prefix="events", form_kwargs=game)
         version_form = VersionForm(request.POST)
-# What the confirm step of "Spel beëindigen" sends (tablet.html#finish): without it, a stray
-# tap or a form from an old page ends nothing.
-FINISH_CONFIRMED = "ja"
-
-
         if formset.is_valid() and version_form.is_valid():
             events = [f.event() for f in formset.forms if f.cleaned_data.get("type")]
             try:
@@ -1121,13 +1122,16 @@ FINISH_CONFIRMED = "ja"
             error = error or gettext("Controleer de regels hieronder.")
     else:
         formset = EventRowFormSet(
-            prefix="events", initial=[event_row_initial(e) for e in round_.events]
+            prefix="events",
+            initial=[event_row_initial(e) for e in round_.events],
+            form_kwargs=game,
         )
     context = {
         "session": session,
         "round": round_,
         "formset": formset,
         "players": players,
+        "is_pot": session.game == Game.POT,
         "error": error,
         "new_key": new_key,
     }
