@@ -118,8 +118,8 @@
     evt.stopPropagation();
     var submitter = evt.submitter || null;
     var now = Date.now();
-    var inFlash = submitter && submitter.closest("#round-flash");
-    if (now < guardUntil && !inFlash) { return; }
+    // Undo stays at hand while a round's result shows (two undos at once are one, below).
+    if (now < guardUntil && !form.hasAttribute("data-unguarded")) { return; }
     var data = new FormData(form, submitter);
     var fields = [];
     data.forEach(function (value, name) {
@@ -155,10 +155,14 @@
     guardUntil = Date.now() + GUARD_MS;
     var panel = document.getElementById("panel");
     if (panel) { panel.classList.add("is-settling"); }
-    window.setTimeout(function () {
-      var now = document.getElementById("panel");
-      if (now && Date.now() >= guardUntil) { now.classList.remove("is-settling"); }
-    }, GUARD_MS);
+    window.setTimeout(settle, GUARD_MS);
+  }
+
+  function settle() {
+    var left = guardUntil - Date.now();
+    if (left > 0) { window.setTimeout(settle, left); return; } // guarded again meanwhile
+    var panel = document.getElementById("panel");
+    if (panel) { panel.classList.remove("is-settling"); }
   }
 
   function drain() {
@@ -256,6 +260,11 @@
     if (evt.target.closest("[data-outbox-drop]")) { resume(true); }
     else if (evt.target.closest("[data-outbox-retry]")) { resume(false); }
   });
+  // A lei htmx drew (a corrected round, a finished game): the version the next tap expects.
+  document.addEventListener("htmx:afterSettle", function (evt) {
+    var target = evt.detail.target;
+    if (target && (target.id === "live" || target.id === "round") && !outbox.taps.length) { settled(); }
+  });
   window.addEventListener("online", function () {
     if (outbox.trouble) { window.clearTimeout(outbox.timer); drain(); }
   });
@@ -277,7 +286,9 @@
     var round = roundSection();
     if (!round) { return; }
     outbox.version = parseInt(round.dataset.version, 10);
-    if (document.getElementById("round-flash")) { guard(); }
+    // A round just ended: its result has its moment. Any other answer (an undo that opened
+    // the round again) is the panel to tap on at once.
+    if (document.getElementById("round-flash")) { guard(); } else { guardUntil = 0; settle(); }
     var live = document.getElementById("live");
     if (live) {
       quietly(keepLei({tablet: outbox.tablet, version: outbox.version, html: live.outerHTML}));
