@@ -47,10 +47,15 @@ def open_tablet(page, base_url: str, session: Session) -> None:
     """Open the tablet by its scorer link and wait until the service worker keeps the page."""
     page.goto(f"{base_url}/tafel/{session.scorer_token}/")
     page.wait_for_selector("#round[data-version]")
-    page.wait_for_function(
+    kept = (
         "navigator.serviceWorker.ready.then(() => caches.open('lei-tablet-v1'))"
         ".then((c) => c.match(location.pathname)).then(Boolean)"
     )
+    for _ in range(100):  # evaluate() waits for the promise; wait_for_function would not
+        if page.evaluate(kept):
+            return
+        page.wait_for_timeout(100)
+    raise AssertionError("the service worker did not keep the tablet page")
 
 
 def button(page, name: str):
@@ -105,7 +110,9 @@ def test_a_whole_round_offline_is_recorded_once_in_order_when_back(
     win_with_a_jack(tablet, "Bas")
     strip = tablet.locator("#outbox")
     expect(strip).to_contain_text("5 nog niet verstuurd")
-    expect(strip).to_contain_text("Toep Bas · Weg Cees · Weg Dirk · Mee Anne · Laatste slag Bas met boer")
+    expect(strip).to_contain_text(
+        "Toep Bas · Weg Cees · Weg Dirk · Mee Anne · Laatste slag Bas met boer"
+    )
     assert events(session) == []
     tablet.screenshot(path=screenshot_dir / "outbox-offline-768x1024.png", full_page=True)
 
@@ -121,7 +128,9 @@ def test_a_whole_round_offline_is_recorded_once_in_order_when_back(
     )
 
 
-def test_taps_wait_through_a_reload_without_a_connection(tablet, context, live_server, screenshot_dir):
+def test_taps_wait_through_a_reload_without_a_connection(
+    tablet, context, live_server, screenshot_dir
+):
     session = make_table()
     open_tablet(tablet, live_server.url, session)
     context.set_offline(True)
@@ -176,9 +185,7 @@ def test_dropped_requests_record_every_tap_once(tablet, context, live_server):
     assert events(session) == plan
 
 
-def test_an_offline_undo_takes_back_the_fold_not_the_knock_before_it(
-    tablet, context, live_server
-):
+def test_an_offline_undo_takes_back_the_fold_not_the_knock_before_it(tablet, context, live_server):
     session = make_table()
     open_tablet(tablet, live_server.url, session)
     tap(tablet, "Toep: Bas")
@@ -186,7 +193,9 @@ def test_an_offline_undo_takes_back_the_fold_not_the_knock_before_it(
     context.set_offline(True)
     tap(tablet, "Weg: Cees")
     tap(tablet, "Ongedaan maken: de laatste tik terugnemen")
-    expect(tablet.locator("#outbox")).to_contain_text("2 nog niet verstuurd: Weg Cees · Ongedaan maken")
+    expect(tablet.locator("#outbox")).to_contain_text(
+        "2 nog niet verstuurd: Weg Cees · Ongedaan maken"
+    )
     context.set_offline(False)
     drained(tablet)
     assert events(session) == [("knock", "Bas")]
@@ -237,3 +246,40 @@ def test_try_again_sends_a_refused_tap_once_more_after_the_lei_changed(
     button(tablet, "probeer opnieuw").click()  # Bas knocks again over Cees: the scorer's call
     drained(tablet)
     assert events(session) == [("knock", "Cees"), ("knock", "Bas")]
+
+
+CACHED = """async () => {
+  const copies = await caches.open('lei-tablet-v1');
+  return (await copies.keys()).map((request) => new URL(request.url).pathname);
+}"""
+KEPT_LEI = """() => new Promise((resolve) => {
+  const open = indexedDB.open('lei-tablet', 1);
+  open.onsuccess = () => {
+    const read = open.result.transaction('lei').objectStore('lei').count();
+    read.onsuccess = () => resolve(read.result);
+  };
+})"""
+
+
+def test_the_worker_keeps_no_secret_link_and_signing_out_drops_what_it_kept(
+    tablet, live_server, django_user_model
+):
+    session = make_table()
+    user = django_user_model.objects.create_user("teller", password="geheim-genoeg-1")
+    session.club.memberships.create(user=user, role="scorer")
+    tablet.goto(live_server.url + "/inloggen/")
+    tablet.fill("#id_username", "teller")
+    tablet.fill("#id_password", "geheim-genoeg-1")
+    button(tablet, "Inloggen").click()
+    tablet.wait_for_url(live_server.url + "/")
+    open_tablet(tablet, live_server.url, session)  # by the secret link, as a second tablet would
+    kept = tablet.evaluate(CACHED)
+    assert f"/sessies/{session.pk}/" in kept
+    assert not [path for path in kept if path.startswith("/tafel/")]
+    assert tablet.evaluate(KEPT_LEI) == 1
+
+    tablet.goto(live_server.url + "/")
+    tablet.get_by_role("button", name="Uitloggen").click()
+    tablet.wait_for_url(live_server.url + "/")
+    assert [path for path in tablet.evaluate(CACHED) if not path.startswith("/static/")] == []
+    assert tablet.evaluate(KEPT_LEI) == 0
