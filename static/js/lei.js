@@ -245,6 +245,8 @@
   // without the refused tap or with it once more.
   function resume(dropFirst) {
     if (dropFirst && outbox.taps.length) { quietly(forget(outbox.taps.shift())); }
+    // The scorer has read the reason: the strip no longer holds it, nor does the panel.
+    document.querySelectorAll("#refusal, #stale").forEach(function (notice) { notice.remove(); });
     outbox.taps.forEach(function (tap, index) {
       tap.version = outbox.version + index;
       tap.error = "";
