@@ -122,6 +122,13 @@ class Cell:
     absent: str = ""
     out: bool = False
 
+    def __post_init__(self) -> None:
+        # What _sheet.html asks of every cell, worked out once here: a sheet has a cell per
+        # player for every round of the evening, and most cells have no mark at all.
+        self.shown = self.money or ("" if self.points is None else str(self.points))
+        self.minus = self.points is not None and self.points < 0
+        self.marked = self.won or self.folded or self.absent == "toilet" or self.out
+
 
 @dataclass
 class HistoryRow:
