@@ -142,6 +142,10 @@ def test_taps_wait_through_a_reload_without_a_connection(
     tablet.reload()  # no connection: the service worker's copy, with the outbox
     expect(tablet.locator("#outbox")).to_contain_text("2 nog niet verstuurd: Toep Bas · Weg Cees")
     tablet.screenshot(path=screenshot_dir / "outbox-reloaded-offline.png", full_page=True)
+    for width, height in ((1024, 768), (1280, 800)):  # the strip on the other screens
+        tablet.set_viewport_size({"width": width, "height": height})
+        tablet.screenshot(path=screenshot_dir / f"outbox-offline-{width}x{height}.png")
+    tablet.set_viewport_size(TABLET)
     tap(tablet, "Weg: Dirk")
     tap(tablet, "Mee: Anne")
     win_with_a_jack(tablet, "Bas")
