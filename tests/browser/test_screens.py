@@ -214,6 +214,19 @@ def test_the_phone_viewer_shows_all_eight_totals_without_scrolling_sideways(
     assert contrast_problems(page) == []
 
 
+def test_the_tv_shows_one_tables_totals_and_its_newest_rounds(screen, base_url, screenshot_dir):
+    club, season = club_with_season()
+    session = table(club, EIGHT, season)
+    page = screen({"width": 1920, "height": 1080})
+    viewer = reverse("viewer", args=[access.viewer_token(session.pk)])
+    page.goto(base_url + viewer + "?tv=1")
+    shoot(page, screenshot_dir, "viewer-tv")
+    assert boxes_outside(page, "#totals li") == []
+    assert boxes_outside(page, "#sheet tbody tr:nth-child(2)") == []  # the last round played
+    assert not scrolls_sideways(page)
+    assert contrast_problems(page) == []
+
+
 def test_the_standings_show_the_points_on_a_phone(screen, base_url, screenshot_dir):
     club, season = club_with_season()
     for _ in range(2):
