@@ -1071,7 +1071,7 @@ class _Discarded(Exception):
 @require_POST
 @_with_scorer
 def session_again(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
-    """ "Nieuw spel, zelfde spelers" after a game: one tap starts the next one at this table
+    """The tap on "Nieuw spel, zelfde spelers" after a game starts the next one at this table
     (``services.session_again``) and opens it on this tablet. A tablet with the scorer link
     gets the new game's link as well: it scored this table, it scores the next game."""
     lei = _load_lei(scorer.session)
@@ -1079,7 +1079,16 @@ def session_again(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResp
         return _answer(
             request, scorer, error=gettext("Dit spel is nog niet uitgespeeld."), changed=False
         )
-    new = services.session_again(session=scorer.session, dealer=lei.next_dealer, actor=scorer.actor)
+    try:
+        new = services.session_again(
+            session=scorer.session, dealer=lei.next_dealer, actor=scorer.actor
+        )
+    except Refusal as refusal:
+        return _answer(request, scorer, error=refusal_text(refusal), changed=False)
+    except services.ServiceError:  # another tablet opened the game again meanwhile
+        return _answer(
+            request, scorer, error=gettext("Dit spel is nog niet uitgespeeld."), changed=False
+        )
     if scorer.actor.scorer_token and new.scorer_token:
         access.grant_scorer_link(request, new)
     return redirect(_tablet_url(new))

@@ -261,6 +261,19 @@ def test_after_closing_time_the_one_ahead_deals(scorer, session):
     assert Session.objects.exclude(pk=session.pk).get().first_dealer == "Bas"
 
 
+def test_the_next_pot_game_keeps_the_pot_games_rules(scorer, club, people):
+    session = make_session(club, players=["Anne", "Bas", "Cees"], game="pot")
+    record(session, "bid", "Anne", bid=100)
+    record(session, "bid", "Bas", bid="fold")
+    record(session, "bid", "Cees", bid="fold")
+    record(session, "win", "Anne")
+    finish(scorer, session)
+    assert Session.objects.get(pk=session.pk).status == "finished"
+    again(scorer, session)
+    new = Session.objects.exclude(pk=session.pk).get()
+    assert (new.game, new.rules, seats(new)) == ("pot", session.rules, ["Anne", "Bas", "Cees"])
+
+
 def test_a_running_game_offers_no_next_one_and_refuses_it(scorer, session):
     play_rounds(session, ["Anne"])
     assert "Nieuw spel, zelfde spelers" not in scorer.get(tablet(session)).content.decode()
