@@ -926,6 +926,7 @@ def service_worker(request: HttpRequest) -> HttpResponse:
             "tablet_pattern": pattern,
             "static_prefix": static(""),
             "logout": reverse("logout"),
+            "taps_pattern": example.replace("987654321/", "*"),
         },
         content_type="text/javascript; charset=utf-8",
     )

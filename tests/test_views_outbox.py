@@ -200,3 +200,9 @@ def test_the_service_worker_keeps_tablet_pages_only_and_is_asked_for_every_time(
 def test_the_tablet_registers_the_service_worker_from_the_sites_root(scorer, session):
     html = scorer.get(reverse("tablet", args=[session.pk])).content.decode()
     assert 'data-worker="/lei-sw.js"' in html
+
+
+def test_the_service_worker_lets_taps_go_straight_to_the_network_but_sees_signing_out(client, db):
+    body = client.get("/lei-sw.js").content.decode()
+    assert 'const TAPS = "/sessies/*";' in body
+    assert 'condition: {requestMethod: "post", urlPattern: {pathname: TAPS}}' in body

@@ -303,6 +303,7 @@
     var box = document.getElementById("outbox");
     var taps = outbox.taps;
     var waiting = taps.length > 0 && (outbox.trouble || outbox.stopped);
+    document.documentElement.dataset.tapsWaiting = String(taps.length); // for the browser tests
     if (waiting) { document.documentElement.setAttribute("data-outbox-state", outbox.stopped ? "stopped" : "waiting"); }
     else { document.documentElement.removeAttribute("data-outbox-state"); }
     if (!box) { return; }

@@ -13,8 +13,22 @@ const COPIES = "lei-tablet-v1";
 const TABLET = new RegExp("{{ tablet_pattern|escapejs }}");
 const STATIC = "{{ static_prefix|escapejs }}";
 const LOGOUT = "{{ logout|escapejs }}";
+const TAPS = "{{ taps_pattern|escapejs }}"; // the tablet's POSTs, as a URLPattern path
 
-self.addEventListener("install", () => self.skipWaiting());
+self.addEventListener("install", (event) => {
+  // Taps (POSTs under the tablet pages) go straight to the network, without waking this
+  // worker: a tap never waits for it (the static routing API; where it is missing, the fetch
+  // handler lets them pass). Signing out is a POST elsewhere, which the worker must see.
+  if (event.addRoutes) {
+    event.waitUntil(
+      event.addRoutes({
+        condition: {requestMethod: "post", urlPattern: {pathname: TAPS}},
+        source: "network",
+      }).catch(() => null)
+    );
+  }
+  self.skipWaiting();
+});
 self.addEventListener("activate", (event) => {
   event.waitUntil(
     caches.keys()

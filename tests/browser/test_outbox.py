@@ -68,7 +68,7 @@ def tap(page, name: str) -> None:
     page.wait_for_selector("#panel:not(.is-settling)", state="attached")
     taken = int(page.evaluate("document.documentElement.dataset.tapsTaken || 0"))
     button(page, name).click()
-    page.wait_for_function(f"Number(document.documentElement.dataset.tapsTaken) === {taken + 1}")
+    expect(page.locator("html")).to_have_attribute("data-taps-taken", str(taken + 1))
 
 
 def events(session: Session) -> list[tuple]:
@@ -84,6 +84,7 @@ def events(session: Session) -> list[tuple]:
 
 def drained(page) -> None:
     """The outbox is empty and the tablet says nothing about it: no strip, no banner."""
+    expect(page.locator("html")).to_have_attribute("data-taps-waiting", "0")
     expect(page.locator("#outbox")).to_be_hidden()
     expect(page.locator("html")).not_to_have_attribute("data-outbox-state", re.compile(".*"))
     expect(page.locator("#unsaved")).to_be_hidden()
@@ -288,3 +289,25 @@ def test_the_worker_keeps_no_secret_link_and_signing_out_drops_what_it_kept(
     tablet.wait_for_url(live_server.url + "/")
     assert [path for path in tablet.evaluate(CACHED) if not path.startswith("/static/")] == []
     assert tablet.evaluate(KEPT_LEI) == 0
+
+
+def test_taps_wait_through_closing_the_browser(browser, context, tablet, live_server):
+    """The outbox is in IndexedDB: a browser closed with taps waiting sends them when the
+    tablet page is opened again (here: a new browser context with the first one's storage)."""
+    session = make_table()
+    open_tablet(tablet, live_server.url, session)
+    context.set_offline(True)
+    tap(tablet, "Toep: Bas")
+    tap(tablet, "Weg: Cees")
+    expect(tablet.locator("#outbox")).to_contain_text("2 nog niet verstuurd")
+    kept = context.storage_state(indexed_db=True)
+
+    again = browser.new_context(viewport=TABLET, locale="nl-NL", storage_state=kept)
+    errors = console_errors(again)
+    page = again.new_page()
+    page.goto(f"{live_server.url}/sessies/{session.pk}/")
+    expect(page.locator("#live-line")).to_contain_text("Bas toept — inzet 2 — Cees weg")
+    drained(page)
+    assert events(session) == [("knock", "Bas"), ("fold", "Cees")]
+    again.close()
+    assert errors == []
