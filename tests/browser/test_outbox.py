@@ -311,3 +311,24 @@ def test_taps_wait_through_closing_the_browser(browser, context, tablet, live_se
     assert events(session) == [("knock", "Bas"), ("fold", "Cees")]
     again.close()
     assert errors == []
+
+
+def test_the_meer_forms_work_offline_too(tablet, context, live_server):
+    session = make_table()
+    open_tablet(tablet, live_server.url, session)
+    context.set_offline(True)
+    tap(tablet, "Toep: Bas")
+    tablet.locator("#more > summary").click()
+    tablet.select_option("#penalty-player", "Dirk")
+    tablet.fill("#penalty-points", "2")
+    tablet.fill("#penalty-reason", "kaart laten zien")
+    tap(tablet, "Strafpunt opschrijven")
+    expect(tablet.locator("#outbox")).to_contain_text(
+        "2 nog niet verstuurd: Toep Bas · Strafpunt Dirk"
+    )
+    context.set_offline(False)
+    drained(tablet)
+    session.refresh_from_db()
+    penalty = session.rounds.get().events[-1]
+    assert (penalty["type"], penalty["player"], penalty["points"]) == ("penalty", "Dirk", 2)
+    assert events(session) == [("knock", "Bas"), ("penalty", "Dirk")]
