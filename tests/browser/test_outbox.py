@@ -332,3 +332,14 @@ def test_the_meer_forms_work_offline_too(tablet, context, live_server):
     penalty = session.rounds.get().events[-1]
     assert (penalty["type"], penalty["player"], penalty["points"]) == ("penalty", "Dirk", 2)
     assert events(session) == [("knock", "Bas"), ("penalty", "Dirk")]
+
+
+def test_a_revoked_link_leaves_no_copy_of_the_tablet_page(tablet, live_server):
+    from scoring import services
+
+    session = make_table()
+    open_tablet(tablet, live_server.url, session)
+    services.session_revoke_token(session=session)
+    tablet.goto(f"{live_server.url}/sessies/{session.pk}/")  # online: the server says no now
+    expect(tablet.locator("#round")).to_have_count(0)
+    assert [path for path in tablet.evaluate(CACHED) if path.startswith("/sessies/")] == []
