@@ -267,6 +267,25 @@
     var target = evt.detail.target;
     if (target && (target.id === "live" || target.id === "round") && !outbox.taps.length) { settled(); }
   });
+  // The forms outside the outbox (the round editor, ending the game) are sent by htmx once:
+  // when that fails, say so plainly, and take it back once a request gets through.
+  function formFailed(evt) {
+    if (evt.detail.requestConfig && evt.detail.requestConfig.verb === "get") { return; }
+    var box = document.getElementById("outbox");
+    var notices = document.getElementById("notices");
+    if (!box || !notices || document.getElementById("form-unsent")) { return; }
+    var notice = document.createElement("div");
+    notice.id = "form-unsent";
+    notice.className = "notice notice--error";
+    notice.setAttribute("role", "alert");
+    notice.textContent = box.dataset.formUnsent;
+    notices.append(notice);
+  }
+  ["htmx:sendError", "htmx:timeout"].forEach(function (name) { document.addEventListener(name, formFailed); });
+  document.addEventListener("htmx:afterRequest", function (evt) {
+    var notice = document.getElementById("form-unsent");
+    if (notice && evt.detail.successful) { notice.remove(); }
+  });
   window.addEventListener("online", function () {
     if (outbox.trouble) { window.clearTimeout(outbox.timer); drain(); }
   });

@@ -19,8 +19,9 @@ from tests.conftest import make_session, record
 pytestmark = pytest.mark.browser
 
 PLAYERS = ["Anne", "Bas", "Cees", "Dirk"]
-# Chromium says in the console when a request fails; here that is the point of the test.
-NETWORK = re.compile(r"Failed to load resource|net::ERR_")
+# Chromium, and htmx for its own requests, say in the console when a request fails; here
+# that is the point of the test.
+NETWORK = re.compile(r"Failed to load resource|net::ERR_|^htmx:(sendError|afterRequest)")
 
 
 @pytest.fixture
@@ -343,3 +344,21 @@ def test_a_revoked_link_leaves_no_copy_of_the_tablet_page(tablet, live_server):
     tablet.goto(f"{live_server.url}/sessies/{session.pk}/")  # online: the server says no now
     expect(tablet.locator("#round")).to_have_count(0)
     assert [path for path in tablet.evaluate(CACHED) if path.startswith("/sessies/")] == []
+
+
+def test_a_correction_sent_without_a_connection_says_it_was_not_saved(tablet, context, live_server):
+    """The round editor is not a tap: htmx sends it once, and a failure is said plainly."""
+    session = make_table()
+    open_tablet(tablet, live_server.url, session)
+    tap(tablet, "Laatste slag: Anne")
+    expect(tablet.locator("#round-flash")).to_contain_text("Ronde 1: Anne wint")
+    tablet.get_by_role("link", name="Ronde 1 verbeteren").click()
+    tablet.wait_for_selector("#editor form")
+    context.set_offline(True)
+    button(tablet, "Ronde opslaan").click()
+    expect(tablet.locator("#form-unsent")).to_have_text(
+        "Niet opgeslagen: geen verbinding. Probeer het opnieuw als de wifi terug is."
+    )
+    context.set_offline(False)
+    button(tablet, "Ronde opslaan").click()
+    expect(tablet.locator("#form-unsent")).to_have_count(0)
