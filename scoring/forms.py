@@ -333,6 +333,7 @@ EVENT_LABELS = {
     "bid": _("bod"),
     "bid_fold": _("pas"),
 }
+# Four of a kind, in the order of the cards: 7 8 9 10 aas heer vrouw boer.
 RANK_LABELS = {
     "7": "7",
     "8": "8",
@@ -345,15 +346,44 @@ RANK_LABELS = {
 }
 
 
+assert set(RANK_LABELS) == RANKS  # a rank the engine knows needs a label
+
+# The round editor: the event types of each game, and the fields each type has besides who
+# (RULES.md §3; ``EventFieldsMixin.event`` makes the event of them).
+GAME_EVENT_TYPES = {
+    Game.STRAFPUNTEN: (
+        "knock",
+        "fold",
+        "stay",
+        "win",
+        "blind_knock",
+        "four_of_a_kind",
+        "laundry",
+        "penalty",
+        "jack_beaten",
+        "disqualify",
+    ),
+    Game.POT: ("bid", "bid_fold", "win"),
+}
+TYPE_FIELDS = {
+    Game.STRAFPUNTEN: {
+        "win": ("jack",),
+        "four_of_a_kind": ("rank",),
+        "laundry": ("challenger", "genuine"),
+        "penalty": ("points", "reason"),
+    },
+    Game.POT: {"bid": ("bid",)},
+}
+
+
 class EventFieldsMixin(forms.Form):
     """The fields of one event (RULES.md §3) and the event dict they make."""
 
     type = forms.ChoiceField(choices=[(t, EVENT_LABELS[t]) for t in EVENT_TYPES])
     player = forms.CharField(max_length=40)
     jack = forms.BooleanField(required=False, label=_("met boer"))
-    rank = forms.ChoiceField(
-        choices=[(r, RANK_LABELS[r]) for r in RANKS], required=False, label=_("Wat")
-    )
+    # In card order (RANK_LABELS), not the engine's set's.
+    rank = forms.ChoiceField(choices=list(RANK_LABELS.items()), required=False, label=_("Wat"))
     challenger = forms.CharField(max_length=40, required=False, label=_("Wie controleert"))
     genuine = forms.BooleanField(required=False, label=_("Echt vuile was"))
     points = bounded_int_field(_("Punten"), PENALTY_RANGE, required=False)
@@ -445,12 +475,19 @@ class PresenceForm(VersionForm):
 
 
 class EventRowForm(EventFieldsMixin):
-    """A row of the round editor; a row without a type is left out (that deletes it)."""
+    """A row of the round editor; a row without a type is left out (that deletes it). Only the
+    game's event types are offered (and accepted): the pot game's bids only in the pot game."""
 
     type = forms.ChoiceField(
         choices=[("", "—"), *((t, EVENT_LABELS[t]) for t in EVENT_TYPES)], required=False
     )
     player = forms.CharField(max_length=40, required=False)
+
+    def __init__(self, *args: Any, game: str = Game.STRAFPUNTEN, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        types = GAME_EVENT_TYPES.get(game, GAME_EVENT_TYPES[Game.STRAFPUNTEN])
+        self.fields["type"].choices = [("", "—"), *((t, EVENT_LABELS[t]) for t in types)]
+        self.type_fields = TYPE_FIELDS.get(game, {})
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()

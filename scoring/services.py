@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import QuerySet, Value
+from django.db.models import Q, QuerySet, Value
 from django.db.models.functions import Lower
 from django.utils import timezone
 
@@ -122,6 +122,7 @@ class RecordOutcome:
     # The session file as stored by this write (None when ``replayed``): with ``result`` the
     # answer draws the sheet without reading the log again or replaying it a second time.
     data: dict[str, Any] | None = field(default=None, repr=False)
+    discarded: bool = False  # the session ended before any round was played: it is gone
 
     def as_json(self) -> dict[str, Any]:
         return {"version": self.version, "round_number": self.round_number}
@@ -773,9 +774,15 @@ def session_finish(
 ) -> RecordOutcome:
     """End the session now. In the pot game the pot is shared out (the engine does it); a
     strafpunten session that the engine has not finished yet ends with the places as they are
-    (closing time); its next recorded event opens it again."""
+    (closing time); its next recorded event opens it again.
+
+    A session without a finished round is not a game that was played: it is discarded
+    (``session_discard``), so it never shows in the league or the archive with everybody
+    placed first."""
 
     def change(locked: Session, rounds: list[Round], files: list[dict]) -> _Change:
+        if not any(r.scored for r in rounds):
+            raise _NothingPlayed()
         return _Change(
             rounds=files,
             first=len(files) + 1,
@@ -786,9 +793,112 @@ def session_finish(
             after={"status": Session.Status.FINISHED},
         )
 
-    return _write(
-        session, version=version, key=key, actor=actor, action=Action.FINISH, change=change
+    try:
+        return _write(
+            session, version=version, key=key, actor=actor, action=Action.FINISH, change=change
+        )
+    except _NothingPlayed:
+        return session_discard(session=session, version=version, actor=actor)
+
+
+class _NothingPlayed(Exception):
+    """``session_finish`` found no finished round (its block is rolled back)."""
+
+
+def session_discard(
+    *, session: Session, version: int | None = None, actor: Any = None
+) -> RecordOutcome:
+    """Throw away a session in which no round was finished: its seats, its unfinished round
+    and its results go; the audit entry keeps what it was (club, players, the unfinished
+    round's events), so nothing disappears without a trace. A session with a finished round
+    is refused (``ServiceError``): that one is ended with ``session_finish``."""
+    actor = _actor(actor)
+    with transaction.atomic():
+        locked = Session.objects.select_for_update().get(pk=session.pk)
+        if locked.status == Session.Status.LOCKED:
+            raise SessionLocked()
+        if version is not None and version != locked.version:
+            raise StaleVersion(locked.version)
+        if RoundScore.objects.filter(round__session=locked).exists():
+            raise ServiceError("a session with a finished round is ended, not discarded")
+        AuditEntry.objects.create(
+            session=None,
+            club_id=locked.club_id,
+            user=actor.user,
+            by_scorer_token=actor.scorer_token,
+            action=Action.FINISH,
+            before={
+                "session": locked.pk,
+                "table": locked.table_label,
+                "played_on": locked.played_on.isoformat(),
+                "players": list(
+                    locked.seats.order_by("position").values_list("player__name", flat=True)
+                ),
+                "rounds": [round_to_file(r, locked.game) for r in locked.rounds.order_by("number")],
+            },
+            after={"discarded": True},
+        )
+        locked.delete()
+    return RecordOutcome(version=locked.version + 1, round_number=None, discarded=True)
+
+
+def running_season(club: Club, day: datetime.date | None = None) -> Season | None:
+    """The club's season that ``day`` (today) falls in: started, and not ended. When seasons
+    overlap, the one that started last."""
+    day = day or timezone.localdate()
+    seasons = Season.objects.filter(club=club, starts_on__lte=day)
+    return (
+        seasons.filter(Q(ends_on__isnull=True) | Q(ends_on__gte=day))
+        .order_by("-starts_on", "-id")
+        .first()
     )
+
+
+def session_again(*, session: Session, dealer: str, actor: Any = None) -> Session:
+    """The next game at the same table ("nieuw spel, zelfde spelers"): the players of
+    ``session`` in the same seats (teams as they were), the same rules, table and game,
+    ``dealer`` first to deal; in its season while that season runs, else the club's running
+    one (none when the game before had none). Asked again for the same game (a double tap, a
+    second tablet) it gives the game it made the first time: the start's audit entry says which
+    game it follows."""
+    with transaction.atomic():
+        old = Session.objects.select_for_update().get(pk=session.pk)
+        if old.status == Session.Status.RUNNING:
+            raise ServiceError("the game is still being played")
+        made = (
+            AuditEntry.objects.filter(
+                club_id=old.club_id, action=Action.START, before__again_of=old.pk
+            )
+            .exclude(session=None)
+            .values_list("session_id", flat=True)
+            .first()
+        )
+        if made is not None:
+            return Session.objects.get(pk=made)
+        players = [s.player for s in old.seats.select_related("player").order_by("position")]
+        names = {p.name for p in players}
+        season = None
+        if old.season_id is not None:
+            today = timezone.localdate()
+            kept = old.season
+            runs = kept.starts_on <= today and (kept.ends_on is None or kept.ends_on >= today)
+            season = kept if runs else running_season(old.club, today)
+        new = session_start(
+            club=old.club,
+            players=players,
+            dealer=dealer if dealer in names else None,
+            preset=old.preset,
+            overrides=old.rules,
+            teams=old.teams,
+            game=old.game,
+            table_label=old.table_label,
+            season=season,
+            actor=actor,
+        )
+        AuditEntry.objects.filter(session=new, action=Action.START).update(
+            before={"again_of": old.pk}
+        )
+    return new
 
 
 def _session_update(

@@ -37,11 +37,13 @@ urlpatterns = [
     path("sessies/nieuw/", views.session_new, name="session_new"),
     path("sessies/nieuw/spelers/", views.player_search, name="player_search"),
     # The tablet: the round panel and the sheet, one POST per tap
+    path("lei-sw.js", views.service_worker, name="service_worker"),  # scope: the whole site
     path("sessies/<id:pk>/", views.tablet, name="tablet"),
     path("sessies/<id:pk>/gebeurtenis/", views.session_event, name="session_event"),
     path("sessies/<id:pk>/ongedaan/", views.session_undo, name="session_undo"),
     path("sessies/<id:pk>/aanwezig/", views.session_presence, name="session_presence"),
     path("sessies/<id:pk>/einde/", views.session_finish, name="session_finish"),
+    path("sessies/<id:pk>/opnieuw/", views.session_again, name="session_again"),
     path("sessies/<id:pk>/ronde/<id:number>/", views.round_edit, name="round_edit"),
     path("sessies/<id:pk>/scorerlink/", views.scorer_link_change, name="scorer_link_change"),
     # The secret scorer link for a tablet (the read-only viewer link is the first URL)

@@ -32,6 +32,7 @@ from django.http import (
 )
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
+from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.utils.formats import number_format
@@ -54,7 +55,7 @@ from scoring.forms import (
     refusal_text,
     translated_error,
 )
-from scoring.models import Club, Game, Player, Round, Session
+from scoring.models import AuditEntry, Club, Game, Player, Round, Session
 from scoring.sessionfile import file_from_rows
 from scoring.svg import tally_from_results
 
@@ -121,6 +122,13 @@ class Cell:
     absent: str = ""
     out: bool = False
 
+    def __post_init__(self) -> None:
+        # What _sheet.html asks of every cell, worked out once here: a sheet has a cell per
+        # player for every round of the evening, and most cells have no mark at all.
+        self.shown = self.money or ("" if self.points is None else str(self.points))
+        self.minus = self.points is not None and self.points < 0
+        self.marked = self.won or self.folded or self.absent == "toilet" or self.out
+
 
 @dataclass
 class HistoryRow:
@@ -129,6 +137,7 @@ class HistoryRow:
     winner: str | None
     jack: bool
     cells: list[Cell]
+    corrected: bool = False  # edited after the fact (the audit log's corrections)
 
 
 @dataclass
@@ -240,7 +249,42 @@ class Lei:
         """The played rounds, newest first, as the sheet shows them. Made when first asked
         for: most taps are answered with the round panel alone, and the rows are a cell per
         player for every round of the evening."""
-        return _pot_history(self.result) if self.is_pot else _history(self.result)
+        rows = _pot_history(self.result) if self.is_pot else _history(self.result)
+        corrected = self.corrected
+        for row in rows:
+            row.corrected = row.number in corrected
+        return rows
+
+    @property
+    def next_dealer(self) -> str:
+        """Who deals the next game at this table ("nieuw spel, zelfde spelers"): the winner
+        (the first member of a winning side), else whoever stands first alone, else whoever
+        won the last round, else the first seat."""
+        result = self.result
+        teams = result.teams or {}
+        first = [u for u, place in result.places.items() if place == 1]
+        candidates = [result.winner, first[0] if len(first) == 1 else None]
+        candidates += [rr.winner for rr in reversed(result.rounds) if rr.winner][:1]
+        for unit in candidates:
+            if unit in teams:
+                return teams[unit][0]
+            if unit in result.players:
+                return unit
+        return result.players[0] if result.players else ""
+
+    @cached_property
+    def corrected(self) -> frozenset[int]:
+        """The numbers of the rounds corrected after the fact, by the round editor or the
+        admin: the audit log has an entry for each (``services.round_replace_events``). Read
+        only when the sheet's rows are drawn, not for a tap that leaves the sheet as it was.
+        A round stays marked once corrected, even when it is undone and played again."""
+        if self.session._state.adding:  # never saved (a lei drawn from a file): no log
+            return frozenset()
+        return frozenset(
+            AuditEntry.objects.filter(
+                session_id=self.session.pk, action=AuditEntry.Action.CORRECT
+            ).values_list("round_number", flat=True)
+        )
 
     @cached_property
     def player_options(self) -> str:
@@ -256,8 +300,9 @@ class Lei:
         without the round being played, the columns (which carry that round's dealer, badges
         and presence), the round number, the state and the language. Two lei with the same
         key draw the same sheet, so a tap that leaves the sheet as the tablet shows it is
-        answered with the round panel alone (``_answer``). The pot game's sheet shows the open
-        round's bids: it has no key and is always drawn whole."""
+        answered with the round panel alone (``_answer``). The "verbeterd" marks are not in
+        it: a correction changes the log itself. The pot game's sheet shows the open round's
+        bids: it has no key and is always drawn whole."""
         if self.is_pot:
             return ""
         rounds = self.data["rounds"]
@@ -523,7 +568,7 @@ def _live_context(request: HttpRequest, scorer: access.ScorerAccess, lei: Lei) -
     pk = scorer.session.pk
     # What every form of a tap carries: the CSRF token, the version the tablet shows and the
     # sheet it shows, made once here, and a fresh key of its own each time ``hidden`` is drawn
-    # (the template calls it per form, as does ``{% player_forms %}``).
+    # (the template calls it per form).
     tap_fields = format_html(
         '<input type="hidden" name="csrfmiddlewaretoken" value="{}">'
         '<input type="hidden" name="version" value="{}">'
@@ -559,20 +604,36 @@ def _answer(
     stale: bool = False,
     changed: bool = True,
     outcome: services.RecordOutcome | None = None,
+    undone: str = "",
 ) -> HttpResponse:
     """After a write: the fresh panel and sheet (HTMX) or a redirect back (plain POST).
 
     The sheet is drawn from the write's own log and replay (``outcome``) when it has them:
     no second read of the log and no second replay. When the tablet says it shows the sheet
     this lei draws (the ``sheet`` field of every tap, ``Lei.sheet_key``), only the round
-    section is sent."""
+    section is sent.
+
+    The tablet's outbox (static/js/lei.js) reads two headers: ``X-Lei-Outcome`` (``recorded``,
+    ``refused``, ``stale``) and ``X-Lei-Version``, the version the next tap must expect. A
+    refusal is a 200 like a recorded tap: its answer is the fresh lei with the reason."""
     session = scorer.session
-    notice = gettext("De lei is intussen veranderd.") if stale else ""
+    if error:
+        error = gettext("Niet opgeslagen: %(reason)s") % {"reason": error}
+    notice = (
+        gettext(
+            "Niet opgeslagen. De lei is intussen veranderd (op een andere tablet?): "
+            "kijk of de tik nog nodig is."
+        )
+        if stale
+        else ""
+    )
     if not request.htmx:
         if error:
             messages.error(request, error)
         elif notice:
             messages.warning(request, notice)
+        elif undone:
+            messages.success(request, undone)
         return redirect(_tablet_url(session))
     if stale or error:
         session.refresh_from_db(fields=["version", "status", "scorer_token", "ended"])
@@ -581,7 +642,7 @@ def _answer(
     else:
         lei = _load_lei(session)
     context = _live_context(request, scorer, lei)
-    context.update(error=error, notice=notice)
+    context.update(error=error, notice=notice, undone=undone, flash=_flash(outcome))
     shown = request.POST.get("sheet", "")
     if shown and shown == lei.sheet_key:
         # The tablet shows this very sheet (a knock, a fold, a refusal...): only the round
@@ -591,9 +652,74 @@ def _answer(
         response["HX-Reswap"] = "outerHTML"
     else:
         response = render(request, "scoring/tablet.html#live", context)
-    if changed and not error:
+    if changed and not error and not stale:
         response["HX-Trigger"] = "leiChanged"
+    response["X-Lei-Outcome"] = "stale" if stale else "refused" if error else "recorded"
+    response["X-Lei-Version"] = str(session.version)
     return response
+
+
+def _flash(outcome: services.RecordOutcome | None) -> str:
+    """The result of the round this write ended ("Ronde 7: Eva wint — inzet 2"), or "": the
+    round a write touched is among the replay's scored rounds only when the write ended it."""
+    if outcome is None or outcome.result is None or not outcome.round_number:
+        return ""
+    rounds = outcome.result.rounds
+    if not rounds or rounds[-1].number != outcome.round_number:
+        return ""
+    done = rounds[-1]
+    words = {"number": done.number, "winner": done.winner or "", "stake": done.stake}
+    if done.ended_by == "four_of_a_kind":
+        return gettext("Ronde %(number)s: vier gelijke van %(winner)s") % words
+    if done.ended_by == "all_fold" and done.winner:
+        text = gettext("Ronde %(number)s: de rest is weg, %(winner)s wint — inzet %(stake)s")
+        return text % words
+    if done.winner and done.jack:
+        return gettext("Ronde %(number)s: %(winner)s wint met boer — inzet %(stake)s") % words
+    if done.winner:
+        return gettext("Ronde %(number)s: %(winner)s wint — inzet %(stake)s") % words
+    return gettext("Ronde %(number)s is gespeeld — inzet %(stake)s") % words
+
+
+def _tap_words() -> dict[str, str]:
+    """What a tap of each event type is called, for "Weg van Eva ongedaan gemaakt"."""
+    return {
+        "knock": gettext("Toep"),
+        "blind_knock": gettext("Blind toepen"),
+        "stay": gettext("Mee"),
+        "fold": gettext("Weg"),
+        "win": gettext("Laatste slag"),
+        "four_of_a_kind": gettext("Vier gelijke"),
+        "laundry": gettext("Vuile was"),
+        "penalty": gettext("Strafpunt"),
+        "jack_beaten": gettext("Boer geslagen"),
+        "bid": gettext("Bod"),
+        "bid_fold": gettext("Pas"),
+        "disqualify": gettext("Eruit"),
+    }
+
+
+def _undone_text(session: Session) -> str:
+    """What an undo of ``session`` as it is now takes back, in words: the last event of its
+    last round, or that round's presence (``services.session_undo`` takes back the same)."""
+    if session.game == Game.POT and session.ended:
+        return gettext("Het verdelen van de pot is ongedaan gemaakt.")
+    last = Round.objects.filter(session=session).order_by("-number").values_list("events").first()
+    if last is None:
+        return ""
+    events = last[0] or []
+    if not events:
+        return gettext("Aanwezigheid ongedaan gemaakt.")
+    event = events[-1]
+    what = _tap_words().get(event.get("type"), event.get("type", ""))
+    if event.get("type") == "win" and event.get("jack"):
+        what = gettext("%(what)s met boer") % {"what": what}
+    if event.get("player"):
+        return gettext("%(what)s van %(player)s ongedaan gemaakt.") % {
+            "what": what,
+            "player": event["player"],
+        }
+    return gettext("%(what)s ongedaan gemaakt.") % {"what": what}
 
 
 def _service_error_text(error: services.ServiceError) -> str:
@@ -613,8 +739,14 @@ def _service_error_text(error: services.ServiceError) -> str:
 
 
 def _write(
-    request: HttpRequest, scorer: access.ScorerAccess, write: Callable[[], Any]
+    request: HttpRequest,
+    scorer: access.ScorerAccess,
+    write: Callable[[], Any],
+    undone: Callable[[], str] | None = None,
 ) -> HttpResponse:
+    """Run ``write`` and answer; ``undone`` says in words what an undo is about to take back
+    (asked first, and shown only when this very request took it back)."""
+    said = undone() if undone is not None else ""
     try:
         outcome = write()
     except services.StaleVersion:
@@ -623,7 +755,7 @@ def _write(
         return _answer(request, scorer, error=refusal_text(refusal))
     except services.ServiceError as error:
         return _answer(request, scorer, error=_service_error_text(error))
-    return _answer(request, scorer, outcome=outcome)
+    return _answer(request, scorer, outcome=outcome, undone="" if outcome.replayed else said)
 
 
 # --- home and login --------------------------------------------------------------------------
@@ -688,6 +820,9 @@ def session_new(request: HttpRequest) -> HttpResponse:
     else:
         chosen = next((c for c in clubs if str(c.pk) == request.GET.get("club")), clubs[0])
         initial: dict[str, Any] = {"club": chosen.pk, "preset": chosen.preset}
+        season = services.running_season(chosen)  # most games are league games
+        if season is not None:
+            initial["season"] = season.pk
         for key, value in (chosen.rules or {}).items():
             initial[f"rule_{key}"] = (
                 ("ja" if value else "nee") if isinstance(value, bool) else value
@@ -786,6 +921,29 @@ def tablet(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     return no_compression(render(request, "scoring/tablet.html", context))
 
 
+@require_GET
+def service_worker(request: HttpRequest) -> HttpResponse:
+    """The tablet's service worker (``templates/scoring/service_worker.js``), from the site's
+    root: a worker's scope is the folder it is served from, and it must see the tablet pages
+    and signing out. Asked for again by the browser at every visit (``no-cache``)."""
+    example = reverse("tablet", args=[987654321])
+    pattern = "^" + re.escape(example).replace("987654321", "[0-9]+") + "$"
+    response = render(
+        request,
+        "scoring/service_worker.js",
+        {
+            "tablet_example": example.replace("987654321", "<n>"),
+            "tablet_pattern": pattern,
+            "static_prefix": static(""),
+            "logout": reverse("logout"),
+            "taps_pattern": example.replace("987654321/", "*"),
+        },
+        content_type="text/javascript; charset=utf-8",
+    )
+    response["Cache-Control"] = "no-cache"
+    return response
+
+
 @require_POST
 @_with_scorer
 def session_event(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
@@ -810,25 +968,39 @@ def session_event(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResp
 @require_POST
 @_with_scorer
 def session_undo(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
-    return _write_at_version(request, scorer, services.session_undo)
+    """Take back the last tap, and say which ("Weg van Eva ongedaan gemaakt")."""
+    return _write_at_version(request, scorer, services.session_undo, say_undone=True)
 
 
 def _write_at_version(
-    request: HttpRequest, scorer: access.ScorerAccess, service: Callable[..., object]
+    request: HttpRequest,
+    scorer: access.ScorerAccess,
+    service: Callable[..., object],
+    say_undone: bool = False,
 ) -> HttpResponse:
     """A write that carries nothing but the version the tablet saw and its key."""
     form = VersionForm(request.POST)
     if not form.is_valid():
         return _answer(request, scorer, error=translated_error(form), changed=False)
+    version = form.cleaned_data["version"]
+
+    def undone() -> str:
+        # Read before the write: what is read is what the write takes back only if the
+        # session was at the tablet's version all along (the write then checks it again).
+        if not say_undone or scorer.session.version != version:
+            return ""
+        return _undone_text(scorer.session)
+
     return _write(
         request,
         scorer,
         lambda: service(
             session=scorer.session,
-            version=form.cleaned_data["version"],
+            version=version,
             key=form.cleaned_data["key"],
             actor=scorer.actor,
         ),
+        undone=undone,
     )
 
 
@@ -858,11 +1030,79 @@ def session_presence(request: HttpRequest, scorer: access.ScorerAccess) -> HttpR
     )
 
 
+# What the confirm step of "Spel beëindigen" sends (tablet.html#finish): without it, a stray
+# tap or a form from an old page ends nothing.
+FINISH_CONFIRMED = "ja"
+
+
 @require_POST
 @_with_scorer
 def session_finish(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
-    """Closing time, or in the pot game: share the pot out."""
-    return _write_at_version(request, scorer, services.session_finish)
+    """Closing time, or in the pot game: share the pot out, once the scorer confirmed it. A
+    game without a finished round is thrown away (``services.session_discard``), and the
+    tablet goes to the home page."""
+    if request.POST.get("confirm") != FINISH_CONFIRMED:
+        return _answer(
+            request,
+            scorer,
+            error=gettext("Het spel is niet beëindigd: bevestig het eerst."),
+            changed=False,
+        )
+    form = VersionForm(request.POST)
+    if not form.is_valid():
+        return _answer(request, scorer, error=translated_error(form), changed=False)
+
+    def finish() -> services.RecordOutcome:
+        outcome = services.session_finish(
+            session=scorer.session,
+            version=form.cleaned_data["version"],
+            key=form.cleaned_data["key"],
+            actor=scorer.actor,
+        )
+        if outcome.discarded:
+            raise _Discarded
+        return outcome
+
+    try:
+        return _write(request, scorer, finish)
+    except _Discarded:
+        messages.info(
+            request, gettext("Het spel is weggegooid: er was nog geen ronde uitgespeeld.")
+        )
+        home = reverse("home")
+        if request.htmx:
+            return HttpResponse(status=204, headers={"HX-Redirect": home})
+        return redirect(home)
+
+
+class _Discarded(Exception):
+    """The finished session was thrown away: there is no lei left to draw."""
+
+
+@require_POST
+@_with_scorer
+def session_again(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
+    """The tap on "Nieuw spel, zelfde spelers" after a game starts the next one at this table
+    (``services.session_again``) and opens it on this tablet. A tablet with the scorer link
+    gets the new game's link as well: it scored this table, it scores the next game."""
+    lei = _load_lei(scorer.session)
+    if not lei.finished or lei.locked:
+        return _answer(
+            request, scorer, error=gettext("Dit spel is nog niet uitgespeeld."), changed=False
+        )
+    try:
+        new = services.session_again(
+            session=scorer.session, dealer=lei.next_dealer, actor=scorer.actor
+        )
+    except Refusal as refusal:
+        return _answer(request, scorer, error=refusal_text(refusal), changed=False)
+    except services.ServiceError:  # another tablet opened the game again meanwhile
+        return _answer(
+            request, scorer, error=gettext("Dit spel is nog niet uitgespeeld."), changed=False
+        )
+    if scorer.actor.scorer_token and new.scorer_token:
+        access.grant_scorer_link(request, new)
+    return redirect(_tablet_url(new))
 
 
 # --- correcting a round ----------------------------------------------------------------------
@@ -877,9 +1117,10 @@ def round_edit(request: HttpRequest, scorer: access.ScorerAccess, number: int) -
     if round_ is None:
         raise Http404("no such round")
     players = list(session.seats.select_related("player").values_list("player__name", flat=True))
+    game = {"game": session.game}  # each row offers the game's event types and their fields
     error = ""
     if request.method == "POST":
-        formset = EventRowFormSet(request.POST, prefix="events")
+        formset = EventRowFormSet(request.POST, prefix="events", form_kwargs=game)
         version_form = VersionForm(request.POST)
         if formset.is_valid() and version_form.is_valid():
             events = [f.event() for f in formset.forms if f.cleaned_data.get("type")]
@@ -909,13 +1150,16 @@ def round_edit(request: HttpRequest, scorer: access.ScorerAccess, number: int) -
             error = error or gettext("Controleer de regels hieronder.")
     else:
         formset = EventRowFormSet(
-            prefix="events", initial=[event_row_initial(e) for e in round_.events]
+            prefix="events",
+            initial=[event_row_initial(e) for e in round_.events],
+            form_kwargs=game,
         )
     context = {
         "session": session,
         "round": round_,
         "formset": formset,
         "players": players,
+        "is_pot": session.game == Game.POT,
         "error": error,
         "new_key": new_key,
     }

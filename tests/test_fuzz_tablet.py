@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from scoring.engine import replay
 from scoring.forms import EVENT_TYPES, EventForm
-from scoring.models import AuditEntry, ClubMembership, IdempotencyKey, Session
+from scoring.models import AuditEntry, ClubMembership, IdempotencyKey, RoundScore, Session
 from tests.conftest import make_club, make_session
 from tests.safety import FUZZ, events_of, note, projection_problems
 
@@ -57,6 +57,7 @@ class Table:
         self.stored_keys: set[str] = set()  # keys whose write was accepted
         self.writes = 0  # accepted writes (events, undos, closing time)
         self.key_number = 0
+        self.gone = False  # closing time before any finished round threw the session away
 
     def version(self) -> int:
         return Session.objects.values_list("version", flat=True).get(pk=self.session.pk)
@@ -131,8 +132,11 @@ class Table:
         return self.client.post(url, {k: v for k, v in fields.items() if v is not None}, **headers)
 
     def step(self, draw: Any) -> None:
+        if self.gone:
+            return
         action = draw(st.sampled_from(["legal"] * 6 + ["random"] * 3 + ["undo", "finish", "raw"]))
         before = self.version()
+        played = RoundScore.objects.filter(round__session_id=self.session.pk).exists()
         event: dict[str, Any] | None = None
         key: str | None = None
         if action == "raw":
@@ -142,6 +146,8 @@ class Table:
         elif action in ("undo", "finish"):
             key = self.pick_key(draw)
             data = {"version": self.pick_version(draw), "key": key}
+            if action == "finish":  # the confirm step's answer, mostly
+                data["confirm"] = draw(st.sampled_from(["ja", "ja", "ja", "", "nee"]))
             response = self.post("session_undo" if action == "undo" else "session_finish", data)
         else:
             fields = self.legal_event(draw) if action == "legal" else None
@@ -162,6 +168,10 @@ class Table:
         assert status < 500, (action, status)
         if status >= 400:
             assert response.content.strip(), "a refusal says why"
+        if not Session.objects.filter(pk=self.session.pk).exists():
+            assert (action, played) == ("finish", False), "only an unplayed game is thrown away"
+            self.gone = True
+            return
         after = self.version()
         if key in self.stored_keys:
             assert after == before, "a replayed key records nothing"
@@ -181,6 +191,12 @@ class Table:
             self.accepted.append(event)
 
     def check(self) -> None:
+        if self.gone:
+            thrown = AuditEntry.objects.filter(
+                club_id=self.session.club_id, action="finish", after={"discarded": True}
+            )
+            assert [e.before["session"] for e in thrown] == [self.session.pk]
+            return
         session = Session.objects.get(pk=self.session.pk)
         assert events_of(session) == self.accepted
         assert projection_problems(session) == []

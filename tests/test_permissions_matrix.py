@@ -75,10 +75,12 @@ MATRIX: dict[str, dict[str, tuple[int, ...]]] = {
     "player_search": {"GET": SEARCH_GET, "POST": SEARCH_POST},
     # The tablet
     "tablet": {"GET": TABLET_GET, "POST": ALL_405},
+    "service_worker": {"GET": ALL_200, "POST": ALL_405},  # the tablet's offline copy, no data
     "session_event": {"GET": ALL_405, "POST": TABLET_WRITE},
     "session_undo": {"GET": ALL_405, "POST": TABLET_WRITE},
     "session_presence": {"GET": ALL_405, "POST": TABLET_WRITE},
     "session_finish": {"GET": ALL_405, "POST": TABLET_WRITE},
+    "session_again": {"GET": ALL_405, "POST": TABLET_WRITE},  # refused: the game runs
     "round_edit": {"GET": TABLET_GET, "POST": ROUND_WRITE},
     "scorer_link_change": {"GET": ALL_405, "POST": LINK_CHANGE},
     # Links to share; the revoked tablet's world has no valid scorer link at all
@@ -181,6 +183,7 @@ class World:
             "session_undo": [s.pk],
             "session_presence": [s.pk],
             "session_finish": [s.pk],
+            "session_again": [s.pk],
             "round_edit": [s.pk, 1],
             "scorer_link_change": [s.pk],
             "scorer_link": [s.scorer_token or self.old_token],
@@ -231,6 +234,7 @@ def build_world(django_user_model) -> World:
     record(session, "win", "Anne")
     record(session, "knock", "Cees")
     finished = make_session(club, ["Anne", "Bas"], season=season)
+    record(finished, "win", "Anne")  # a game without a finished round would be thrown away
     services.session_finish(session=finished)
 
     def user(name: str, club_=None, role: str = "", **flags: Any):

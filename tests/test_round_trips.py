@@ -10,6 +10,7 @@ something, reads what the server answers. These tests run on PostgreSQL with rea
 from __future__ import annotations
 
 import contextlib
+import re
 import tempfile
 from collections.abc import Iterator
 
@@ -74,7 +75,18 @@ def test_a_tap_from_a_tablet_with_the_scorer_link_waits_on_postgresql_five_times
     play_rounds(session, ["Anne", "Bas", "Cees"])
     assert client.get(reverse("scorer_link", args=[session.scorer_token])).status_code == 302
     session.refresh_from_db()
-    data = {"type": "knock", "player": "Bas", "version": session.version, "key": "rt-1"}
+    # The tablet says which sheet it shows, as every tap does: a knock leaves it as it is, so
+    # the answer is the round section alone (a tap that ends a round draws the sheet, and asks
+    # for its corrected rounds in a sixth round trip).
+    page = client.get(reverse("tablet", args=[session.pk])).content.decode()
+    sheet = re.search(r'data-sheet="([^"]*)"', page).group(1)
+    data = {
+        "type": "knock",
+        "player": "Bas",
+        "version": session.version,
+        "key": "rt-1",
+        "sheet": sheet,
+    }
     url = reverse("session_event", args=[session.pk])
     connection.ensure_connection()  # the test client's request keeps Django's connection
     with traced() as trace:

@@ -95,8 +95,8 @@ def test_a_poll_that_must_be_drawn_goes_to_the_view_without_asking_twice(
 ):
     play_rounds(session, ["Anne", "Bas"])
     # The middleware's query finds nothing kept; the view draws it without that query again
-    # (tests/test_views_viewer.py counts the five queries of a first draw).
-    with django_assert_num_queries(5):
+    # (tests/test_views_viewer.py counts the six queries of a first draw).
+    with django_assert_num_queries(6):
         first = client.get(viewer_url(session), **HX)
     assert first.status_code == 200
     assert not answered_by_middleware(first)

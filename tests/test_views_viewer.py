@@ -87,17 +87,18 @@ def test_an_unchanged_poll_costs_one_query(client, session, django_assert_num_qu
         assert client.get(viewer_url(session), HTTP_IF_NONE_MATCH=etag, **HX).status_code == 304
 
 
-def test_a_changed_poll_drawn_first_costs_five_queries(client, session, django_assert_num_queries):
+def test_a_changed_poll_drawn_first_costs_six_queries(client, session, django_assert_num_queries):
     play_rounds(session, ["Anne", "Bas", "Cees"])
     url = viewer_url(session)
     # 1. the session's version and any kept copy of it (RenderedSheet), for the ETag; 2. the
-    # session with its club; 3. seats with players; 4. the rounds; 5. keep the rendered copy
-    # for the table's other viewers (one INSERT ... ON CONFLICT). However many rounds were
-    # played. The table's other viewers get that copy with query 1 alone (below).
-    with django_assert_num_queries(5):
+    # session with its club; 3. seats with players; 4. the rounds; 5. the corrected rounds
+    # (the audit log), for their "verbeterd"; 6. keep the rendered copy for the table's other
+    # viewers (one INSERT ... ON CONFLICT). However many rounds were played. The table's other
+    # viewers get that copy with query 1 alone (below).
+    with django_assert_num_queries(6):
         assert client.get(url, **HX).status_code == 200
     play_rounds(session, ["Dirk", "Anne"])
-    with django_assert_num_queries(5):
+    with django_assert_num_queries(6):
         assert client.get(url, **HX).status_code == 200
 
 
@@ -112,10 +113,11 @@ def test_the_tablet_page_query_count(scorer, session, django_assert_num_queries)
     play_rounds(session, ["Anne", "Bas", "Cees"])
     url = reverse("tablet", args=[session.pk])
     # 1. the Django session; 2. the user; 3. the session with its club and whether the user is
-    # a member (and admin) of it; 4. seats with players; 5. rounds.
-    with django_assert_num_queries(5):
+    # a member (and admin) of it; 4. seats with players; 5. rounds; 6. the corrected rounds
+    # (the audit log), for their "verbeterd" on the sheet.
+    with django_assert_num_queries(6):
         assert scorer.get(url, **HX).status_code == 200
-    with django_assert_num_queries(5):  # the whole page adds the QR codes, not queries
+    with django_assert_num_queries(6):  # the whole page adds the QR codes, not queries
         assert scorer.get(url).status_code == 200
 
 
@@ -129,8 +131,9 @@ def test_the_event_post_query_count(scorer, session, django_assert_num_queries):
     # 6. the idempotency key; 7. seats with players; 8. rounds with whether they are scored;
     # 9. insert the new round; 10. update the session (version, status); 11. the audit entry;
     # 12. store the key's answer; 13. release the savepoint.
-    # The answer is drawn from the write's own log and replay: no query of its own.
-    with django_assert_num_queries(13):
+    # The answer is drawn from the write's own log and replay; the tablet did not say which
+    # sheet it shows, so the whole sheet is drawn: 14. its corrected rounds (the audit log).
+    with django_assert_num_queries(14):
         response = scorer.post(url, data, **HX)
     assert response.status_code == 200
 

@@ -1,86 +1,431 @@
 /* The digital lei: the little JavaScript it has. Everything works without it; this adds
-   1. taps that survive bad pub wifi: a POST that does not arrive is marked "niet opgeslagen"
-      and sent again with the same form data, so with the same idempotency key (the server
-      records it once);
-   2. the viewers' poll with If-None-Match, so an unchanged sheet is a 304 and is left alone;
-   3. the session form: tapping a club player fills the next free seat. */
+   1. the tablet's outbox (../shared/DESIGN.md, decision 8): every tap goes into an ordered
+      outbox kept in IndexedDB, which survives a reload, a crashed tab and a browser restart,
+      and is sent strictly in order, each with its own idempotency key and the version it
+      expects (the version after the tap before it: every recorded write adds one, see
+      scoring/services.py). Offline the scorer keeps tapping; the server judges each tap when
+      it arrives, and a refusal stops the outbox at that tap until the scorer decides;
+   2. a round-ending tap's result shown for a moment, with the next round's buttons taking
+      taps only after it, so a double tap records once;
+   3. the service worker (scoring/views.py, service_worker) that keeps the tablet page for a
+      reload without wifi;
+   4. the viewers' poll with If-None-Match, so an unchanged sheet is a 304 and is left alone;
+   5. the session form: tapping a club player fills the next free seat. */
 (function () {
   "use strict";
 
-  var pending = new WeakMap(); // form -> {path, values, attempts, timer}
-  var RETRY_STATUS = function (status) { return status === 0 || status === 408 || status === 429 || status >= 500; };
-
-  function unsavedNotice(show) {
-    var notice = document.getElementById("unsaved");
-    if (notice) { notice.hidden = !show; }
-  }
-
-  function mark(form, on) {
-    var text = (document.getElementById("unsaved") || {dataset: {}}).dataset.unsavedText || "niet opgeslagen";
-    form.classList.toggle("is-unsaved", on);
-    form.querySelectorAll("[data-unsaved]").forEach(function (el) { el.remove(); });
-    if (on) {
-      var badge = document.createElement("span");
-      badge.className = "badge badge--voor-dood";
-      badge.setAttribute("data-unsaved", "");
-      badge.setAttribute("role", "status");
-      badge.textContent = text;
-      form.appendChild(badge);
-    }
-  }
-
+  // --- 4. The viewers' poll -------------------------------------------------------------
   document.addEventListener("htmx:configRequest", function (evt) {
-    var detail = evt.detail;
-    var elt = detail.elt;
-    if (detail.verb === "get" && elt.dataset && elt.dataset.etag) {
-      detail.headers["If-None-Match"] = elt.dataset.etag;
-    }
-    if (detail.verb === "post" && elt.tagName === "FORM") {
-      var state = pending.get(elt) || {attempts: 0};
-      if (!state.values) {
-        // Keep exactly what this tap sends (the submitter included): a retry repeats it.
-        state.path = detail.path;
-        state.values = {};
-        detail.formData.forEach(function (value, name) { state.values[name] = value; });
-      }
-      pending.set(elt, state);
+    var elt = evt.detail.elt;
+    if (evt.detail.verb === "get" && elt.dataset && elt.dataset.etag) {
+      evt.detail.headers["If-None-Match"] = elt.dataset.etag;
     }
   });
-
   document.addEventListener("htmx:beforeSwap", function (evt) {
     if (evt.detail.xhr && evt.detail.xhr.status === 304) { evt.detail.shouldSwap = false; }
   });
 
-  function failed(evt) {
-    var elt = evt.detail.elt;
-    var state = elt && pending.get(elt);
-    if (!state || state.timer) { return; }
-    if (evt.type === "htmx:responseError" && !RETRY_STATUS(evt.detail.xhr.status)) {
-      pending.delete(elt);
+  // --- 1. The outbox -------------------------------------------------------------------
+  // IndexedDB in a few lines of our own rather than a vendored wrapper: two stores, an
+  // ordered read and three writes; idb-keyval would add a file to keep up to date for that.
+  var GUARD_MS = 600; // a round's result stays alone this long (≈ a double tap's second tap)
+  var SEND_TIMEOUT_MS = 10000;
+  var dbPromise = null;
+
+  function db() {
+    if (!dbPromise) {
+      dbPromise = new Promise(function (resolve, reject) {
+        var open = indexedDB.open("lei-tablet", 1);
+        open.onupgradeneeded = function () {
+          // taps: one per tap not yet answered, by key; lei: the last #live per tablet page.
+          open.result.createObjectStore("taps", {keyPath: "key"});
+          open.result.createObjectStore("lei", {keyPath: "tablet"});
+        };
+        open.onsuccess = function () { resolve(open.result); };
+        open.onerror = function () { reject(open.error); };
+      });
+    }
+    return dbPromise;
+  }
+
+  function store(name, mode, work) {
+    return db().then(function (conn) {
+      return new Promise(function (resolve, reject) {
+        var tx = conn.transaction(name, mode);
+        var request = work(tx.objectStore(name));
+        tx.oncomplete = function () { resolve(request && request.result); };
+        tx.onerror = tx.onabort = function () { reject(tx.error); };
+      });
+    });
+  }
+
+  function save(tap) { return store("taps", "readwrite", function (s) { return s.put(tap); }); }
+  function forget(tap) { return store("taps", "readwrite", function (s) { return s.delete(tap.key); }); }
+  function allTaps() { return store("taps", "readonly", function (s) { return s.getAll(); }); }
+  function keepLei(entry) { return store("lei", "readwrite", function (s) { return s.put(entry); }); }
+  function lastLei(tablet) { return store("lei", "readonly", function (s) { return s.get(tablet); }); }
+  function quietly(promise) { return promise.catch(function () { return null; }); }
+
+  var outbox = {
+    tablet: location.pathname, // the tablet page the taps belong to
+    taps: [], // in order; taps[0] is sent first
+    version: null, // the version the server last gave this tablet
+    sending: false,
+    trouble: false, // a send failed since the outbox was last empty: the strip shows
+    failing: false, // the last send failed (no connection): the strip says so
+    stopped: false, // taps[0] was refused: wait for the scorer
+    attempts: 0,
+    timer: null,
+    seq: 0,
+  };
+  var guardUntil = 0;
+  var lastTap = {signature: "", at: 0};
+
+  function roundSection() { return document.getElementById("round"); }
+
+  function texts() {
+    var box = document.getElementById("outbox");
+    return box ? box.dataset : {};
+  }
+
+  function csrfToken() {
+    try { return JSON.parse(document.body.getAttribute("hx-headers") || "{}")["X-CSRFToken"] || ""; }
+    catch (e) { return ""; }
+  }
+
+  function newKey() {
+    if (window.crypto && crypto.randomUUID) { return crypto.randomUUID(); }
+    var bytes = crypto.getRandomValues(new Uint8Array(16));
+    return Array.prototype.map.call(bytes, function (b) { return (b + 256).toString(16).slice(1); }).join("");
+  }
+
+  // What the strip calls a tap: "Toep Joop", "Laatste slag Anne met boer", "Strafpunt Bas".
+  function tapLabel(form, submitter, data) {
+    var source = submitter || form.querySelector("button");
+    var label = source ? (source.dataset.tap || source.getAttribute("aria-label") || source.textContent) : "";
+    label = label.replace(/:\s*/g, " ").replace(/\s+/g, " ").trim();
+    var player = data.get("player");
+    if (player && label.indexOf(player) === -1) { label += " " + player; }
+    if (data.get("jack")) { label += " " + (texts().withJack || "met boer"); }
+    return label;
+  }
+
+  // Capture phase on the document: htmx never sees a tap form's submit, the outbox takes it.
+  document.addEventListener("submit", function (evt) {
+    var form = evt.target;
+    if (!form.hasAttribute || !form.hasAttribute("data-outbox") || !roundSection()) { return; }
+    evt.preventDefault();
+    evt.stopPropagation();
+    var submitter = evt.submitter || null;
+    var now = Date.now();
+    // Undo stays at hand while a round's result shows (two undos at once are one, below).
+    if (now < guardUntil && !form.hasAttribute("data-unguarded")) { return; }
+    var data = new FormData(form, submitter);
+    var fields = [];
+    data.forEach(function (value, name) {
+      if (name !== "key" && name !== "version" && name !== "sheet") { fields.push([name, String(value)]); }
+    });
+    var url = form.getAttribute("action");
+    var signature = url + "?" + new URLSearchParams(fields).toString();
+    if (signature === lastTap.signature && now - lastTap.at < GUARD_MS) { return; }
+    lastTap = {signature: signature, at: now};
+    if (form.hasAttribute("data-ends-round") || (submitter && submitter.hasAttribute("data-ends-round"))) {
+      guard(); // the answer may take longer than a double tap: the next tap waits here too
+    }
+    enqueue({tablet: outbox.tablet, url: url, fields: fields, label: tapLabel(form, submitter, data),
+             key: newKey(), at: now});
+    // How many taps this page took: the browser tests tell a taken tap from a guarded one.
+    var root = document.documentElement;
+    root.dataset.tapsTaken = String(Number(root.dataset.tapsTaken || 0) + 1);
+    form.reset(); // a boer ticked for this round's last trick is not the next round's
+    var more = form.closest("details#more");
+    if (more) { more.open = false; }
+  }, true);
+
+  function enqueue(tap) {
+    var last = outbox.taps[outbox.taps.length - 1];
+    tap.version = last ? last.version + 1 : outbox.version;
+    tap.seq = ++outbox.seq;
+    outbox.taps.push(tap);
+    render();
+    quietly(save(tap)).then(drain);
+  }
+
+  function guard() {
+    guardUntil = Date.now() + GUARD_MS;
+    var panel = document.getElementById("panel");
+    if (panel) { panel.classList.add("is-settling"); }
+    window.setTimeout(settle, GUARD_MS);
+  }
+
+  function settle() {
+    var left = guardUntil - Date.now();
+    if (left > 0) { window.setTimeout(settle, left); return; } // guarded again meanwhile
+    var panel = document.getElementById("panel");
+    if (panel) { panel.classList.remove("is-settling"); }
+  }
+
+  function drain() {
+    if (outbox.sending || outbox.stopped || !outbox.taps.length) { return; }
+    var tap = outbox.taps[0];
+    var body = new URLSearchParams(tap.fields);
+    body.set("key", tap.key);
+    body.set("version", String(tap.version));
+    var round = roundSection();
+    body.set("sheet", round ? round.dataset.sheet || "" : "");
+    outbox.sending = true;
+    window.clearTimeout(outbox.timer);
+    var abort = new AbortController();
+    var timeout = window.setTimeout(function () { abort.abort(); }, SEND_TIMEOUT_MS);
+    fetch(tap.url, {
+      method: "POST", body: body, credentials: "same-origin", signal: abort.signal,
+      headers: {"HX-Request": "true", "HX-Current-URL": location.href, "X-CSRFToken": csrfToken()},
+    }).then(function (response) {
+      return response.text().then(function (text) { return {response: response, text: text}; });
+    }).then(function (answer) {
+      window.clearTimeout(timeout);
+      outbox.sending = false;
+      var outcome = answer.response.headers.get("X-Lei-Outcome");
+      if (answer.response.ok && outcome) {
+        answered(tap, answer.response, answer.text, outcome);
+      } else if (answer.response.status >= 400 && answer.response.status < 500
+                 && answer.response.status !== 408 && answer.response.status !== 429) {
+        stop(tap, reasonOf(answer.text)); // logged out, link revoked: the scorer must act
+      } else {
+        failed();
+      }
+    }).catch(function () {
+      window.clearTimeout(timeout);
+      outbox.sending = false;
+      failed();
+    });
+  }
+
+  function answered(tap, response, text, outcome) {
+    var version = parseInt(response.headers.get("X-Lei-Version"), 10);
+    if (!isNaN(version)) { outbox.version = version; }
+    if (outcome === "recorded") {
+      outbox.taps.shift();
+      outbox.trouble = outbox.taps.length > 0 && outbox.trouble;
+      outbox.failing = false;
+      outbox.attempts = 0;
+      quietly(forget(tap));
+      // The sheet is drawn from the server once the outbox is empty; until then the
+      // scorer's own taps are what the tablet shows.
+      if (!outbox.taps.length) { swap(response, text); } else { render(); drain(); }
       return;
     }
-    state.attempts += 1;
-    mark(elt, true);
-    unsavedNotice(true);
-    var delay = Math.min(500 * Math.pow(2, state.attempts), 15000);
-    state.timer = window.setTimeout(function () {
-      state.timer = null;
-      if (!document.body.contains(elt)) { return; }
-      htmx.ajax("POST", state.path, {source: elt, values: state.values});
-    }, delay);
+    swap(response, text);
+    stop(tap, reasonOf(text));
   }
-  ["htmx:sendError", "htmx:timeout", "htmx:responseError"].forEach(function (name) {
-    document.addEventListener(name, failed);
+
+  function stop(tap, reason) {
+    tap.error = reason || "";
+    outbox.stopped = true;
+    quietly(save(tap));
+    render();
+  }
+
+  function failed() {
+    outbox.trouble = true;
+    outbox.failing = true;
+    outbox.attempts += 1;
+    render();
+    var delay = Math.min(250 * Math.pow(2, outbox.attempts), 4000);
+    outbox.timer = window.setTimeout(drain, delay);
+  }
+
+  function reasonOf(text) {
+    var doc = new DOMParser().parseFromString(text, "text/html");
+    var node = doc.querySelector("#refusal, #stale, h1") || doc.body;
+    return (node ? node.textContent : text).replace(/\s+/g, " ").trim().slice(0, 300);
+  }
+
+  // After a refusal: send the rest again from the version the server last gave, either
+  // without the refused tap or with it once more.
+  function resume(dropFirst) {
+    if (dropFirst && outbox.taps.length) { quietly(forget(outbox.taps.shift())); }
+    // The scorer has read the reason: the strip no longer holds it, nor does the panel.
+    document.querySelectorAll("#refusal, #stale").forEach(function (notice) { notice.remove(); });
+    outbox.taps.forEach(function (tap, index) {
+      tap.version = outbox.version + index;
+      tap.error = "";
+      quietly(save(tap));
+    });
+    outbox.stopped = false;
+    outbox.attempts = 0;
+    render();
+    drain();
+  }
+
+  document.addEventListener("click", function (evt) {
+    if (evt.target.closest("[data-outbox-drop]")) { resume(true); }
+    else if (evt.target.closest("[data-outbox-retry]")) { resume(false); }
+  });
+  // A lei htmx drew (a corrected round, a finished game): the version the next tap expects.
+  document.addEventListener("htmx:afterSettle", function (evt) {
+    var target = evt.detail.target;
+    if (target && (target.id === "live" || target.id === "round") && !outbox.taps.length) { settled(); }
+  });
+  // The forms outside the outbox (the round editor, ending the game) are sent by htmx once:
+  // when that fails, say so plainly, and take it back once a request gets through.
+  function formFailed(evt) {
+    if (evt.detail.requestConfig && evt.detail.requestConfig.verb === "get") { return; }
+    var box = document.getElementById("outbox");
+    var notices = document.getElementById("notices");
+    if (!box || !notices || document.getElementById("form-unsent")) { return; }
+    var notice = document.createElement("div");
+    notice.id = "form-unsent";
+    notice.className = "notice notice--error";
+    notice.setAttribute("role", "alert");
+    notice.textContent = box.dataset.formUnsent;
+    notices.append(notice);
+  }
+  ["htmx:sendError", "htmx:timeout"].forEach(function (name) { document.addEventListener(name, formFailed); });
+  document.addEventListener("htmx:afterRequest", function (evt) {
+    var notice = document.getElementById("form-unsent");
+    if (notice && evt.detail.successful) { notice.remove(); }
+  });
+  window.addEventListener("online", function () {
+    if (outbox.trouble) { window.clearTimeout(outbox.timer); drain(); }
   });
 
-  document.addEventListener("htmx:afterRequest", function (evt) {
-    var elt = evt.detail.elt;
-    if (evt.detail.successful && elt && pending.has(elt)) {
-      pending.delete(elt);
-      mark(elt, false);
-      unsavedNotice(false);
+  function swap(response, text) {
+    var wanted = response.headers.get("HX-Retarget") === "#round" ? "round" : "live";
+    var target = document.getElementById(wanted);
+    var template = document.createElement("template");
+    template.innerHTML = text;
+    var fresh = template.content.getElementById(wanted);
+    if (!target || !fresh) { return; }
+    target.replaceWith(fresh);
+    if (window.htmx) { htmx.process(fresh); }
+    settled();
+  }
+
+  // After the page was drawn or an answer swapped in.
+  function settled() {
+    var round = roundSection();
+    if (!round) { return; }
+    outbox.version = parseInt(round.dataset.version, 10);
+    // A round just ended: its result has its moment. Any other answer (an undo that opened
+    // the round again) is the panel to tap on at once.
+    if (document.getElementById("round-flash")) { guard(); } else { guardUntil = 0; settle(); }
+    var live = document.getElementById("live");
+    if (live) {
+      quietly(keepLei({tablet: outbox.tablet, version: outbox.version, html: live.outerHTML}));
     }
-  });
+    render();
+  }
+
+  // The strip, and the offline buttons (CSS: html[data-outbox-state]) while taps wait.
+  function render() {
+    var box = document.getElementById("outbox");
+    var taps = outbox.taps;
+    var waiting = taps.length > 0 && (outbox.trouble || outbox.stopped);
+    document.documentElement.dataset.tapsWaiting = String(taps.length); // for the browser tests
+    if (waiting) { document.documentElement.setAttribute("data-outbox-state", outbox.stopped ? "stopped" : "waiting"); }
+    else { document.documentElement.removeAttribute("data-outbox-state"); }
+    if (!box) { return; }
+    box.replaceChildren();
+    box.hidden = !waiting;
+    if (!waiting) { return; }
+    var t = box.dataset;
+    var head = document.createElement("p");
+    head.className = "outbox__taps";
+    var count = document.createElement("strong");
+    count.textContent = taps.length === 1 ? t.one : t.many.replace("{n}", taps.length);
+    head.append(count, ": ");
+    taps.forEach(function (tap, index) {
+      var item = document.createElement("span");
+      item.className = "outbox__tap" + (index === 0 && outbox.stopped ? " outbox__tap--refused" : "");
+      item.textContent = tap.label;
+      if (index) { head.append(" · "); }
+      head.append(item);
+    });
+    box.append(head);
+    if (outbox.stopped) {
+      var refused = document.createElement("div");
+      refused.className = "outbox__refused";
+      refused.setAttribute("role", "alert");
+      var why = document.createElement("p");
+      var what = document.createElement("strong");
+      what.textContent = taps[0].label;
+      why.append(what, " — ", taps[0].error || t.stopped);
+      var drop = document.createElement("button");
+      drop.type = "button";
+      drop.className = "btn btn--danger";
+      drop.setAttribute("data-outbox-drop", "");
+      drop.textContent = t.drop;
+      var retry = document.createElement("button");
+      retry.type = "button";
+      retry.className = "btn";
+      retry.setAttribute("data-outbox-retry", "");
+      retry.textContent = t.retry;
+      var actions = document.createElement("div");
+      actions.className = "cluster";
+      actions.append(drop, retry);
+      refused.append(why, actions);
+      box.append(refused);
+    } else {
+      var note = document.createElement("p");
+      note.className = "outbox__note";
+      note.textContent = outbox.failing ? t.waiting : t.sending;
+      box.append(note);
+    }
+  }
+
+  // A tablet page opened: the last lei this tablet had when the page is older (a reload
+  // from the service worker's copy), then the taps still waiting, in order.
+  function start() {
+    var round = roundSection();
+    if (!round || !document.querySelector("form[data-outbox]")) { return; }
+    outbox.version = parseInt(round.dataset.version, 10);
+    quietly(lastLei(outbox.tablet)).then(function (kept) {
+      var live = document.getElementById("live");
+      if (kept && live && kept.version > outbox.version) {
+        var template = document.createElement("template");
+        template.innerHTML = kept.html;
+        var fresh = template.content.getElementById("live");
+        if (fresh) { live.replaceWith(fresh); if (window.htmx) { htmx.process(fresh); } }
+      }
+      return quietly(allTaps());
+    }).then(function (stored) {
+      var mine = (stored || []).filter(function (tap) { return tap.tablet === outbox.tablet; });
+      mine.sort(function (a, b) { return a.seq - b.seq || a.at - b.at; });
+      var sent = outbox.taps.slice(); // tapped while the store was being read
+      outbox.taps = mine.concat(sent.filter(function (tap) {
+        return !mine.some(function (m) { return m.key === tap.key; });
+      }));
+      outbox.seq = outbox.taps.reduce(function (max, tap) { return Math.max(max, tap.seq || 0); }, 0);
+      settled();
+      if (mine.length) {
+        outbox.trouble = outbox.failing = true; // they waited through a reload: say so
+        outbox.stopped = Boolean(mine[0].error);
+        render();
+        drain();
+      }
+    });
+    register();
+  }
+
+  // --- 3. The service worker -------------------------------------------------------------
+  function register() {
+    var box = document.getElementById("outbox");
+    var url = box && box.dataset.worker;
+    if (!url || !("serviceWorker" in navigator)) { return; }
+    navigator.serviceWorker.register(url, {scope: "/"}).then(function () {
+      return navigator.serviceWorker.ready;
+    }).then(function (registration) {
+      // The files this page needs offline (the worker keeps the page itself as it passes).
+      var files = [location.pathname];
+      document.querySelectorAll("script[src], link[rel=stylesheet], link[rel=icon]").forEach(function (el) {
+        files.push(el.getAttribute("src") || el.getAttribute("href"));
+      });
+      if (registration.active) { registration.active.postMessage({keep: files}); }
+    }).catch(function () { /* no worker (private window): the outbox works without it */ });
+  }
+
+  document.addEventListener("DOMContentLoaded", start);
 
   // The session form: tap club players in seating order.
   document.addEventListener("click", function (evt) {

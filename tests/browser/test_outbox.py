@@ -1,0 +1,364 @@
+"""The tablet's outbox on bad pub wifi, in real Chromium: taps made without a connection, a
+reload without a connection, dropped requests, an undo behind a pending tap, a refusal in the
+middle of the outbox. Each ends with the server's event log holding exactly the taps, in order,
+and no banner left on the tablet."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from scoring.engine import replay
+from scoring.models import Club, Session
+from tests.browser.conftest import TABLET, console_errors
+from tests.conftest import make_session, record
+
+pytestmark = pytest.mark.browser
+
+PLAYERS = ["Anne", "Bas", "Cees", "Dirk"]
+# Chromium, and htmx for its own requests, say in the console when a request fails; here
+# that is the point of the test.
+NETWORK = re.compile(r"Failed to load resource|net::ERR_|^htmx:(sendError|afterRequest)")
+
+
+@pytest.fixture
+def context(browser):
+    context = browser.new_context(viewport=TABLET, locale="nl-NL")
+    context.set_default_timeout(15_000)
+    errors = console_errors(context)
+    yield context
+    context.close()
+    assert [e for e in errors if not NETWORK.search(e)] == []
+
+
+@pytest.fixture
+def tablet(context):
+    return context.new_page()
+
+
+def make_table(**options) -> Session:
+    club = Club.objects.create(name="De Gouden Boer", slug="gouden-boer")
+    return make_session(club, PLAYERS, **options)
+
+
+def open_tablet(page, base_url: str, session: Session) -> None:
+    """Open the tablet by its scorer link and wait until the service worker keeps the page."""
+    page.goto(f"{base_url}/tafel/{session.scorer_token}/")
+    page.wait_for_selector("#round[data-version]")
+    kept = (
+        "navigator.serviceWorker.ready.then(() => caches.open('lei-tablet-v1'))"
+        ".then((c) => c.match(location.pathname)).then(Boolean)"
+    )
+    for _ in range(100):  # evaluate() waits for the promise; wait_for_function would not
+        if page.evaluate(kept):
+            return
+        page.wait_for_timeout(100)
+    raise AssertionError("the service worker did not keep the tablet page")
+
+
+def button(page, name: str):
+    return page.get_by_role("button", name=name, exact=True)
+
+
+def tap(page, name: str) -> None:
+    """Tap once, as a scorer does: after a round's result has had its moment (lei.js ignores
+    taps during it, on purpose); checks that the tablet took the tap."""
+    page.wait_for_selector("#panel:not(.is-settling)", state="attached")
+    taken = int(page.evaluate("document.documentElement.dataset.tapsTaken || 0"))
+    button(page, name).click()
+    expect(page.locator("html")).to_have_attribute("data-taps-taken", str(taken + 1))
+
+
+def events(session: Session) -> list[tuple]:
+    """The server's log: every event of every round, in order, as (type, player[, jack])."""
+    session.refresh_from_db()
+    log = []
+    for round_ in session.rounds.order_by("number"):
+        for event in round_.events:
+            entry = (event["type"], event.get("player"))
+            log.append((*entry, "boer") if event.get("jack") else entry)
+    return log
+
+
+def drained(page) -> None:
+    """The outbox is empty and the tablet says nothing about it: no strip, no banner."""
+    expect(page.locator("html")).to_have_attribute("data-taps-waiting", "0")
+    expect(page.locator("#outbox")).to_be_hidden()
+    expect(page.locator("html")).not_to_have_attribute("data-outbox-state", re.compile(".*"))
+    expect(page.locator("#unsaved")).to_be_hidden()
+    expect(page.locator("#refusal, #stale")).to_have_count(0)  # read, dropped or sent again
+    assert page.evaluate("document.querySelectorAll('.outbox__tap').length") == 0
+
+
+ROUND = [("knock", "Bas"), ("fold", "Cees"), ("fold", "Dirk"), ("stay", "Anne")]
+ROUND_TAPS = ["Toep: Bas", "Weg: Cees", "Weg: Dirk", "Mee: Anne"]
+
+
+def win_with_a_jack(page, name: str) -> None:
+    page.get_by_role("checkbox", name="met boer").check()
+    tap(page, f"Laatste slag: {name}")
+
+
+def test_a_whole_round_offline_is_recorded_once_in_order_when_back(
+    tablet, context, live_server, screenshot_dir
+):
+    session = make_table()
+    open_tablet(tablet, live_server.url, session)
+    context.set_offline(True)
+    for name in ROUND_TAPS:
+        tap(tablet, name)
+    win_with_a_jack(tablet, "Bas")
+    strip = tablet.locator("#outbox")
+    expect(strip).to_contain_text("5 nog niet verstuurd")
+    expect(strip).to_contain_text(
+        "Toep Bas · Weg Cees · Weg Dirk · Mee Anne · Laatste slag Bas met boer"
+    )
+    assert events(session) == []
+    tablet.screenshot(path=screenshot_dir / "outbox-offline-768x1024.png", full_page=True)
+
+    context.set_offline(False)
+    drained(tablet)
+    assert events(session) == [*ROUND, ("win", "Bas", "boer")]
+    expect(tablet.locator("#round-flash")).to_contain_text("Ronde 1: Bas wint met boer")
+    # The lei is drawn from the server again: its version, and Bas's total after his boer.
+    expect(tablet.locator("#round")).to_have_attribute("data-version", str(session.version))
+    totals = replay(session.to_file(), open_round=True).totals
+    expect(tablet.locator('#sheet td[data-player="Bas"]')).to_have_attribute(
+        "data-total", str(totals["Bas"])
+    )
+
+
+def test_taps_wait_through_a_reload_without_a_connection(
+    tablet, context, live_server, screenshot_dir
+):
+    session = make_table()
+    open_tablet(tablet, live_server.url, session)
+    context.set_offline(True)
+    tap(tablet, "Toep: Bas")
+    tap(tablet, "Weg: Cees")
+    expect(tablet.locator("#outbox")).to_contain_text("2 nog niet verstuurd")
+
+    tablet.reload()  # no connection: the service worker's copy, with the outbox
+    expect(tablet.locator("#outbox")).to_contain_text("2 nog niet verstuurd: Toep Bas · Weg Cees")
+    tablet.screenshot(path=screenshot_dir / "outbox-reloaded-offline.png", full_page=True)
+    for width, height in ((1024, 768), (1280, 800)):  # the strip on the other screens
+        tablet.set_viewport_size({"width": width, "height": height})
+        tablet.screenshot(path=screenshot_dir / f"outbox-offline-{width}x{height}.png")
+    tablet.set_viewport_size(TABLET)
+    tap(tablet, "Weg: Dirk")
+    tap(tablet, "Mee: Anne")
+    win_with_a_jack(tablet, "Bas")
+    expect(tablet.locator("#outbox")).to_contain_text("5 nog niet verstuurd")
+    assert events(session) == []
+
+    context.set_offline(False)
+    drained(tablet)
+    assert events(session) == [*ROUND, ("win", "Bas", "boer")]
+
+
+def test_dropped_requests_record_every_tap_once(tablet, context, live_server):
+    """30 % of the taps' requests are dropped (seeded): 40 taps, 40 events, none twice."""
+    session = make_table(overrides={"max_points": 99})
+    open_tablet(tablet, live_server.url, session)
+    rng = random.Random(24)
+    dropped = []
+
+    def flaky(route):
+        if rng.random() < 0.3:
+            dropped.append(route.request.url)
+            route.abort("internetdisconnected")
+        else:
+            route.continue_()
+
+    tablet.route(re.compile(r"/sessies/\d+/(gebeurtenis|ongedaan)/$"), flaky)
+    # A round: Anne knocks, the others answer, the round's winner takes the last trick;
+    # rounds in turn for each winner, plain ones between them (no rule is tested here).
+    plan: list[tuple[str, str]] = []
+    winners = iter(PLAYERS * 10)
+    while len(plan) < 40:
+        winner = next(winners)
+        if len(plan) + 5 <= 40:
+            plan += [("knock", "Anne"), ("stay", "Bas"), ("stay", "Cees"), ("stay", "Dirk")]
+        plan.append(("win", winner))
+    words = {"knock": "Toep", "stay": "Mee", "win": "Laatste slag"}
+    for kind, name in plan:
+        tap(tablet, f"{words[kind]}: {name}")
+    drained(tablet)
+    tablet.unroute(re.compile(r"/sessies/\d+/(gebeurtenis|ongedaan)/$"))
+    assert dropped  # the wifi did fail
+    assert events(session) == plan
+
+
+def test_an_offline_undo_takes_back_the_fold_not_the_knock_before_it(tablet, context, live_server):
+    session = make_table()
+    open_tablet(tablet, live_server.url, session)
+    tap(tablet, "Toep: Bas")
+    expect(tablet.locator("#live-line")).to_contain_text("Bas toept")
+    context.set_offline(True)
+    tap(tablet, "Weg: Cees")
+    tap(tablet, "Ongedaan maken: de laatste tik terugnemen")
+    expect(tablet.locator("#outbox")).to_contain_text(
+        "2 nog niet verstuurd: Weg Cees · Ongedaan maken"
+    )
+    context.set_offline(False)
+    drained(tablet)
+    assert events(session) == [("knock", "Bas")]
+    expect(tablet.locator("#undone")).to_have_text("Weg van Cees ongedaan gemaakt.")
+
+
+def test_a_refusal_stops_the_outbox_at_that_tap_and_says_why(
+    tablet, context, live_server, screenshot_dir
+):
+    session = make_table()
+    open_tablet(tablet, live_server.url, session)
+    context.set_offline(True)
+    tap(tablet, "Toep: Bas")
+    tablet.wait_for_timeout(700)  # not a double tap: the scorer taps it again, by mistake
+    tap(tablet, "Toep: Bas")
+    tap(tablet, "Weg: Cees")
+    context.set_offline(False)
+
+    refused = tablet.locator(".outbox__refused")
+    expect(refused).to_contain_text("Toep Bas")
+    expect(refused).to_contain_text(
+        "Niet opgeslagen: Bas kan niet toepen: de laatste toep is van hemzelf"
+    )
+    expect(tablet.locator("#outbox")).to_contain_text("2 nog niet verstuurd")
+    tablet.screenshot(path=screenshot_dir / "outbox-refused-768x1024.png", full_page=True)
+    tablet.wait_for_timeout(500)
+    assert events(session) == [("knock", "Bas")]  # nothing after the refusal went out
+
+    button(tablet, "verwijder deze tik").click()
+    drained(tablet)
+    assert events(session) == [("knock", "Bas"), ("fold", "Cees")]
+
+
+def test_try_again_sends_a_refused_tap_once_more_after_the_lei_changed(
+    tablet, context, live_server
+):
+    session = make_table()
+    open_tablet(tablet, live_server.url, session)
+    context.set_offline(True)
+    tap(tablet, "Toep: Bas")
+    record(session, "knock", "Cees")  # meanwhile, on another tablet
+    context.set_offline(False)
+    refused = tablet.locator(".outbox__refused")
+    expect(refused).to_contain_text("Niet opgeslagen")
+    expect(refused).to_contain_text("De lei is intussen veranderd")
+    assert events(session) == [("knock", "Cees")]
+
+    button(tablet, "probeer opnieuw").click()  # Bas knocks again over Cees: the scorer's call
+    drained(tablet)
+    assert events(session) == [("knock", "Cees"), ("knock", "Bas")]
+
+
+CACHED = """async () => {
+  const copies = await caches.open('lei-tablet-v1');
+  return (await copies.keys()).map((request) => new URL(request.url).pathname);
+}"""
+KEPT_LEI = """() => new Promise((resolve) => {
+  const open = indexedDB.open('lei-tablet', 1);
+  open.onsuccess = () => {
+    const read = open.result.transaction('lei').objectStore('lei').count();
+    read.onsuccess = () => resolve(read.result);
+  };
+})"""
+
+
+def test_the_worker_keeps_no_secret_link_and_signing_out_drops_what_it_kept(
+    tablet, live_server, django_user_model
+):
+    session = make_table()
+    user = django_user_model.objects.create_user("teller", password="geheim-genoeg-1")
+    session.club.memberships.create(user=user, role="scorer")
+    tablet.goto(live_server.url + "/inloggen/")
+    tablet.fill("#id_username", "teller")
+    tablet.fill("#id_password", "geheim-genoeg-1")
+    button(tablet, "Inloggen").click()
+    tablet.wait_for_url(live_server.url + "/")
+    open_tablet(tablet, live_server.url, session)  # by the secret link, as a second tablet would
+    kept = tablet.evaluate(CACHED)
+    assert f"/sessies/{session.pk}/" in kept
+    assert not [path for path in kept if path.startswith("/tafel/")]
+    assert tablet.evaluate(KEPT_LEI) == 1
+
+    tablet.goto(live_server.url + "/")
+    tablet.get_by_role("button", name="Uitloggen").click()
+    tablet.wait_for_url(live_server.url + "/")
+    assert [path for path in tablet.evaluate(CACHED) if not path.startswith("/static/")] == []
+    assert tablet.evaluate(KEPT_LEI) == 0
+
+
+def test_taps_wait_through_closing_the_browser(browser, context, tablet, live_server):
+    """The outbox is in IndexedDB: a browser closed with taps waiting sends them when the
+    tablet page is opened again (here: a new browser context with the first one's storage)."""
+    session = make_table()
+    open_tablet(tablet, live_server.url, session)
+    context.set_offline(True)
+    tap(tablet, "Toep: Bas")
+    tap(tablet, "Weg: Cees")
+    expect(tablet.locator("#outbox")).to_contain_text("2 nog niet verstuurd")
+    kept = context.storage_state(indexed_db=True)
+
+    again = browser.new_context(viewport=TABLET, locale="nl-NL", storage_state=kept)
+    errors = console_errors(again)
+    page = again.new_page()
+    page.goto(f"{live_server.url}/sessies/{session.pk}/")
+    expect(page.locator("#live-line")).to_contain_text("Bas toept — inzet 2 — Cees weg")
+    drained(page)
+    assert events(session) == [("knock", "Bas"), ("fold", "Cees")]
+    again.close()
+    assert errors == []
+
+
+def test_the_meer_forms_work_offline_too(tablet, context, live_server):
+    session = make_table()
+    open_tablet(tablet, live_server.url, session)
+    context.set_offline(True)
+    tap(tablet, "Toep: Bas")
+    tablet.locator("#more > summary").click()
+    tablet.select_option("#penalty-player", "Dirk")
+    tablet.fill("#penalty-points", "2")
+    tablet.fill("#penalty-reason", "kaart laten zien")
+    tap(tablet, "Strafpunt opschrijven")
+    expect(tablet.locator("#outbox")).to_contain_text(
+        "2 nog niet verstuurd: Toep Bas · Strafpunt Dirk"
+    )
+    context.set_offline(False)
+    drained(tablet)
+    session.refresh_from_db()
+    penalty = session.rounds.get().events[-1]
+    assert (penalty["type"], penalty["player"], penalty["points"]) == ("penalty", "Dirk", 2)
+    assert events(session) == [("knock", "Bas"), ("penalty", "Dirk")]
+
+
+def test_a_revoked_link_leaves_no_copy_of_the_tablet_page(tablet, live_server):
+    from scoring import services
+
+    session = make_table()
+    open_tablet(tablet, live_server.url, session)
+    services.session_revoke_token(session=session)
+    tablet.goto(f"{live_server.url}/sessies/{session.pk}/")  # online: the server says no now
+    expect(tablet.locator("#round")).to_have_count(0)
+    assert [path for path in tablet.evaluate(CACHED) if path.startswith("/sessies/")] == []
+
+
+def test_a_correction_sent_without_a_connection_says_it_was_not_saved(tablet, context, live_server):
+    """The round editor is not a tap: htmx sends it once, and a failure is said plainly."""
+    session = make_table()
+    open_tablet(tablet, live_server.url, session)
+    tap(tablet, "Laatste slag: Anne")
+    expect(tablet.locator("#round-flash")).to_contain_text("Ronde 1: Anne wint")
+    tablet.get_by_role("link", name="Ronde 1 verbeteren").click()
+    tablet.wait_for_selector("#editor form")
+    context.set_offline(True)
+    button(tablet, "Ronde opslaan").click()
+    expect(tablet.locator("#form-unsent")).to_have_text(
+        "Niet opgeslagen: geen verbinding. Probeer het opnieuw als de wifi terug is."
+    )
+    context.set_offline(False)
+    button(tablet, "Ronde opslaan").click()
+    expect(tablet.locator("#form-unsent")).to_have_count(0)

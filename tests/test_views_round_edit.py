@@ -1,0 +1,98 @@
+"""The round editor: only the game's event types, only the fields each type has, the ranks of
+four of a kind in the order of the cards, and bad rows refused without a change."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.urls import reverse
+
+from scoring.models import ClubMembership, Session
+from tests.conftest import make_session, record
+
+HX = {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture
+def scorer(client, club, user):
+    ClubMembership.objects.create(user=user, club=club, role="scorer")
+    client.force_login(user)
+    return client
+
+
+def editor(client, session: Session, number: int = 1) -> str:
+    response = client.get(reverse("round_edit", args=[session.pk, number]), **HX)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def options(html: str, name: str) -> list[str]:
+    select = html[html.index(f'name="{name}"') :]
+    select = select[: select.index("</select>")]
+    return re.findall(r'<option value="([^"]*)"', select)
+
+
+def groups(html: str) -> list[str]:
+    """The kinds that have fields of their own in the first row."""
+    row = html[html.index('class="editor-row"') :]
+    row = row[: row.index("</li>")]
+    return re.findall(r'data-for="([^"]+)"', row)
+
+
+def test_a_strafpunten_round_offers_its_events_and_their_fields_not_the_pot_games(scorer, session):
+    record(session, "win", "Anne", jack=True)
+    html = editor(scorer, session)
+    types = options(html, "events-0-type")
+    assert types == [
+        "", "knock", "fold", "stay", "win", "blind_knock", "four_of_a_kind", "laundry",
+        "penalty", "jack_beaten", "disqualify",
+    ]  # fmt: skip
+    assert groups(html) == ["win", "four_of_a_kind", "laundry", "penalty"]
+    assert 'name="events-0-bid"' not in html
+    assert 'name="events-0-jack" checked' in html
+
+
+def test_a_pot_round_offers_bids_and_the_winner_only(scorer, club, people):
+    session = make_session(club, players=["Anne", "Bas"], game="pot")
+    record(session, "bid", "Anne", bid=150)
+    html = editor(scorer, session)
+    assert options(html, "events-0-type") == ["", "bid", "bid_fold", "win"]
+    assert groups(html) == ["bid"]
+    for field in ("jack", "rank", "challenger", "genuine", "points", "reason"):
+        assert f'name="events-0-{field}"' not in html
+    assert 'name="events-0-bid" value="1.5"' in html  # a number input wants a dot, in any language
+
+
+def test_four_of_a_kind_lists_its_ranks_in_card_order(scorer, session):
+    record(session, "four_of_a_kind", "Anne", rank="queen")
+    html = editor(scorer, session)
+    assert options(html, "events-0-rank") == [
+        "7", "8", "9", "10", "ace", "king", "queen", "jack"
+    ]  # fmt: skip
+    assert '<option value="queen" selected>' in html
+
+
+def test_a_pot_event_in_a_strafpunten_round_is_refused_and_changes_nothing(scorer, session):
+    record(session, "win", "Anne")
+    session.refresh_from_db()
+    version = session.version
+    data = {
+        "version": version,
+        "key": "bad-row",
+        "events-TOTAL_FORMS": "1",
+        "events-INITIAL_FORMS": "0",
+        "events-MIN_NUM_FORMS": "0",
+        "events-MAX_NUM_FORMS": "1000",
+        "events-0-type": "bid",
+        "events-0-player": "Anne",
+        "events-0-bid": "1.00",
+    }
+    response = scorer.post(reverse("round_edit", args=[session.pk, 1]), data, **HX)
+    html = response.content.decode()
+    assert response["HX-Retarget"] == "#editor"
+    assert "Controleer de regels hieronder." in html
+    assert "errorlist" in html
+    session.refresh_from_db()
+    assert session.version == version
+    assert session.rounds.get(number=1).events == [{"type": "win", "player": "Anne"}]
