@@ -379,6 +379,9 @@
   function start() {
     var round = roundSection();
     if (!round || !document.querySelector("form[data-outbox]")) { return; }
+    // The page as the server drew it, before anything here changes it: the service worker's
+    // copy on a first visit (asking the server for the page again would cost a page).
+    var drawn = "<!doctype html>\n" + document.documentElement.outerHTML;
     outbox.version = parseInt(round.dataset.version, 10);
     quietly(lastLei(outbox.tablet)).then(function (kept) {
       var live = document.getElementById("live");
@@ -405,23 +408,25 @@
         drain();
       }
     });
-    register();
+    register(drawn);
   }
 
   // --- 3. The service worker -------------------------------------------------------------
-  function register() {
+  function register(drawn) {
     var box = document.getElementById("outbox");
     var url = box && box.dataset.worker;
     if (!url || !("serviceWorker" in navigator)) { return; }
+    var first = !navigator.serviceWorker.controller; // else the worker kept it as it passed
     navigator.serviceWorker.register(url, {scope: "/"}).then(function () {
       return navigator.serviceWorker.ready;
     }).then(function (registration) {
-      // The files this page needs offline (the worker keeps the page itself as it passes).
-      var files = [location.pathname];
+      // The files this page needs offline, and on a first visit the page itself.
+      var files = [];
       document.querySelectorAll("script[src], link[rel=stylesheet], link[rel=icon]").forEach(function (el) {
         files.push(el.getAttribute("src") || el.getAttribute("href"));
       });
-      if (registration.active) { registration.active.postMessage({keep: files}); }
+      var page = first ? {path: location.pathname, html: drawn} : null;
+      if (registration.active) { registration.active.postMessage({keep: files, page: page}); }
     }).catch(function () { /* no worker (private window): the outbox works without it */ });
   }
 

@@ -37,10 +37,6 @@ self.addEventListener("activate", (event) => {
   );
 });
 
-function keepable(path) {
-  return TABLET.test(path) || path.startsWith(STATIC);
-}
-
 function isPage(response) {
   return response.ok && response.type === "basic" && !response.redirected
     && (response.headers.get("Content-Type") || "").startsWith("text/html");
@@ -108,23 +104,32 @@ self.addEventListener("fetch", (event) => {
   }
 });
 
-// A tablet page names what it needs offline: itself (on its first visit it was loaded
-// before this worker ran) and its files.
+// A tablet page names the files it needs offline and, on its first visit (loaded before this
+// worker ran), hands over itself as the server drew it: no second request for the page.
 self.addEventListener("message", (event) => {
-  const paths = ((event.data && event.data.keep) || []).filter(
-    (path) => typeof path === "string" && path.startsWith("/") && keepable(path.split("?")[0])
+  const data = event.data || {};
+  const paths = (data.keep || []).filter(
+    (path) => typeof path === "string" && path.startsWith(STATIC)
   );
-  event.waitUntil(caches.open(COPIES).then((copies) => Promise.all(paths.map(async (path) => {
-    if (await copies.match(path)) {
-      return;
-    }
-    try {
-      const response = await fetch(path, {credentials: "same-origin"});
-      if (TABLET.test(path) ? isPage(response) : response.ok) {
-        await copies.put(path, response);
+  const page = data.page;
+  event.waitUntil(caches.open(COPIES).then((copies) => Promise.all([
+    page && typeof page.path === "string" && TABLET.test(page.path) && typeof page.html === "string"
+      ? copies.match(page.path).then((kept) => kept || copies.put(page.path, new Response(
+        page.html, {headers: {"Content-Type": "text/html; charset=utf-8"}}
+      )))
+      : null,
+    ...paths.map(async (path) => {
+      if (await copies.match(path)) {
+        return;
       }
-    } catch (offline) {
-      // kept at the next visit
-    }
-  }))));
+      try {
+        const response = await fetch(path);
+        if (response.ok) {
+          await copies.put(path, response);
+        }
+      } catch (offline) {
+        // kept at the next visit
+      }
+    }),
+  ])));
 });
