@@ -32,6 +32,7 @@ from scoring.models import (
     Seat,
     Session,
     SessionResult,
+    TournamentTable,
     new_scorer_token,
 )
 from scoring.sessionfile import (
@@ -781,7 +782,7 @@ def session_finish(
     placed first."""
 
     def change(locked: Session, rounds: list[Round], files: list[dict]) -> _Change:
-        if not any(r.scored for r in rounds):
+        if not any(r.scored for r in rounds) and not _has_places_unplayed(locked):
             raise _NothingPlayed()
         return _Change(
             rounds=files,
@@ -799,6 +800,12 @@ def session_finish(
         )
     except _NothingPlayed:
         return session_discard(session=session, version=version, actor=actor)
+
+
+def _has_places_unplayed(session: Session) -> bool:
+    """A game carried over from a paper lei (start totals) or a toernooi table's game has
+    places without a finished round: at the table's time, an unplayed table is a shared place."""
+    return bool(session.start) or TournamentTable.objects.filter(session=session).exists()
 
 
 class _NothingPlayed(Exception):
