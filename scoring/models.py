@@ -20,6 +20,8 @@ from django.db.models.functions import Lower
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from scoring.sessionfile import session_to_file
+
 
 def new_scorer_token() -> str:
     return secrets.token_urlsafe(32)
@@ -228,8 +230,6 @@ class Session(models.Model):
 
     def to_file(self) -> dict[str, Any]:
         """This session as a ``toepen/1`` session file (RULES.md §14)."""
-        from scoring.sessionfile import session_to_file
-
         return session_to_file(self)
 
 

@@ -24,6 +24,7 @@ from django.utils import translation
 from django.utils.safestring import mark_safe
 
 from scoring import services, standings, standings_cache
+from scoring.clubfile import club_to_file
 from scoring.engine.simulate import random_session
 from scoring.league_views import Viewer, _standings_rows
 from scoring.models import (
@@ -34,7 +35,6 @@ from scoring.models import (
     Season,
     Session,
 )
-from scoring.sessionfile import club_to_file
 from tests.conftest import admin_form_data, make_club, record, standings_shown
 from tests.test_league import DAY, finish_order, play
 
