@@ -34,6 +34,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django.utils.translation import get_language, gettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.middleware import HtmxDetails
 
 from scoring import access, compression, hotsql, services
 from scoring.compression import no_compression
@@ -50,6 +51,14 @@ from scoring.forms import (
 )
 from scoring.models import Club, Game, Player, Round, Session
 from scoring.tablet import Lei, build_lei, load_lei
+
+
+class HtmxHttpRequest(HttpRequest):
+    """A request as the views get it, through django-htmx's middleware: ``request.htmx`` says
+    whether htmx sent it (a tap or a poll wants a fragment, not the page)."""
+
+    htmx: HtmxDetails
+
 
 # --- access helpers --------------------------------------------------------------------------
 
@@ -122,7 +131,7 @@ def _live_context(request: HttpRequest, scorer: access.ScorerAccess, lei: Lei) -
 
 
 def _answer(
-    request: HttpRequest,
+    request: HtmxHttpRequest,
     scorer: access.ScorerAccess,
     *,
     error: str = "",
@@ -264,7 +273,7 @@ def _service_error_text(error: services.ServiceError) -> str:
 
 
 def _write(
-    request: HttpRequest,
+    request: HtmxHttpRequest,
     scorer: access.ScorerAccess,
     write: Callable[[], Any],
     undone: Callable[[], str] | None = None,
@@ -425,7 +434,7 @@ def _qr(url: str, label: str) -> str:
 
 @require_GET
 @_with_scorer
-def tablet(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
+def tablet(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     session = scorer.session
     lei = load_lei(session)
     context = _live_context(request, scorer, lei)
@@ -471,7 +480,7 @@ def service_worker(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @_with_scorer
-def session_event(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
+def session_event(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     """One tap: one event with the version the tablet showed and the tap's key."""
     form = EventForm(request.POST)
     if not form.is_valid():
@@ -492,13 +501,13 @@ def session_event(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResp
 
 @require_POST
 @_with_scorer
-def session_undo(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
+def session_undo(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     """Take back the last tap, and say which ("Weg van Eva ongedaan gemaakt")."""
     return _write_at_version(request, scorer, services.session_undo, say_undone=True)
 
 
 def _write_at_version(
-    request: HttpRequest,
+    request: HtmxHttpRequest,
     scorer: access.ScorerAccess,
     service: Callable[..., object],
     say_undone: bool = False,
@@ -531,7 +540,7 @@ def _write_at_version(
 
 @require_POST
 @_with_scorer
-def session_presence(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
+def session_presence(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     """Who is away (toilet, drinks) and who sits down, before the round's first event."""
     lei = load_lei(scorer.session)
     form = PresenceForm(request.POST, players=lei.seated)
@@ -562,7 +571,7 @@ FINISH_CONFIRMED = "ja"
 
 @require_POST
 @_with_scorer
-def session_finish(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
+def session_finish(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     """Closing time, or in the pot game: share the pot out, once the scorer confirmed it. A
     game without a finished round is thrown away (``services.session_discard``), and the
     tablet goes to the home page."""
@@ -606,7 +615,7 @@ class _Discarded(Exception):
 
 @require_POST
 @_with_scorer
-def session_again(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
+def session_again(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     """The tap on "Nieuw spel, zelfde spelers" after a game starts the next one at this table
     (``services.session_again``) and opens it on this tablet. A tablet with the scorer link
     gets the new game's link as well: it scored this table, it scores the next game."""
@@ -635,7 +644,7 @@ def session_again(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResp
 
 @require_http_methods(["GET", "POST"])
 @_with_scorer
-def round_edit(request: HttpRequest, scorer: access.ScorerAccess, number: int) -> HttpResponse:
+def round_edit(request: HtmxHttpRequest, scorer: access.ScorerAccess, number: int) -> HttpResponse:
     """The events of one round, one row each, to correct; the whole session is replayed."""
     session = scorer.session
     round_ = Round.objects.filter(session=session, number=number).first()
@@ -713,7 +722,7 @@ def _variant(language: str, tv: bool) -> str:
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
-def viewer(request: HttpRequest, signed: str) -> HttpResponse:
+def viewer(request: HtmxHttpRequest, signed: str) -> HttpResponse:
     """The read-only sheet for phones and the pub TV, polled every 2 s with If-None-Match.
 
     The ETag is made from the session id, its version and the language before anything else
@@ -796,7 +805,7 @@ def _viewer_headers(response: HttpResponse, etag: str) -> HttpResponse:
 
 
 def _viewer_render(
-    request: HttpRequest,
+    request: HtmxHttpRequest,
     session: Session,
     lei: Lei,
     tv: bool,
