@@ -18,9 +18,10 @@ Choices where the issue is silent:
   and the TV show who sits where.
 - **Only a table whose rounds or time are up is ended by the organiser.** A game to the
   toepkoning ends by itself; "serie afsluiten" ends the tables that may stop.
-- **The polls pause on a hidden page** through ``static/js/toernooi.js``: htmx's trigger
-  filter ``[document.visibilityState === 'visible']`` is evaluated as code, which the CSP
-  (no ``unsafe-eval``) forbids.
+- **The polls pause on a hidden page** and poll at once when it is shown again, through
+  ``static/js/poll.js`` as the viewer's do: htmx's trigger filter
+  ``[document.visibilityState === 'visible']`` is evaluated as code, which the CSP (no
+  ``unsafe-eval``) forbids.
 - **The TV** shows 40 rows to a screen (two columns of 20, beside the tables of the series
   drawn or playing); longer standings are split into pages and every poll shows the next one.
   More than ten tables are listed one line each, so the 25 tables of 100 players fit.

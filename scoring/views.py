@@ -723,7 +723,8 @@ def _variant(language: str, tv: bool) -> str:
 
 @require_http_methods(["GET", "HEAD", "POST"])
 def viewer(request: HtmxHttpRequest, signed: str) -> HttpResponse:
-    """The read-only sheet for phones and the pub TV, polled every 2 s with If-None-Match.
+    """The read-only sheet for phones and the pub TV, polled every 3 s with If-None-Match
+    while it is looked at (static/js/poll.js).
 
     The ETag is made from the session id, its version and the language before anything else
     is done (one query), so an unchanged sheet costs one indexed lookup and a 304. A changed
@@ -815,7 +816,7 @@ def _viewer_render(
     keep: bool,
 ) -> HttpResponse:
     """Render the viewer's page or fragment; the fragment is kept for the other viewers."""
-    # The poll sends If-None-Match itself (static/js/lei.js) with the fragment's ETag.
+    # The poll sends If-None-Match itself (static/js/poll.js) with the fragment's ETag.
     context = {"lei": lei, "session": session, "tv": tv, "live_etag": f'"{base}-live"'}
     if not request.htmx:
         return render(request, "scoring/viewer.html", context)

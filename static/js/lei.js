@@ -9,21 +9,10 @@
       taps only after it, so a double tap records once;
    3. the service worker (scoring/views.py, service_worker) that keeps the tablet page for a
       reload without wifi;
-   4. the viewers' poll with If-None-Match, so an unchanged sheet is a 304 and is left alone;
-   5. the session form: tapping a club player fills the next free seat. */
+   4. the session form: tapping a club player fills the next free seat.
+   The viewers' poll is static/js/poll.js, shared with the toernooi's pages. */
 (function () {
   "use strict";
-
-  // --- 4. The viewers' poll -------------------------------------------------------------
-  document.addEventListener("htmx:configRequest", function (evt) {
-    var elt = evt.detail.elt;
-    if (evt.detail.verb === "get" && elt.dataset && elt.dataset.etag) {
-      evt.detail.headers["If-None-Match"] = elt.dataset.etag;
-    }
-  });
-  document.addEventListener("htmx:beforeSwap", function (evt) {
-    if (evt.detail.xhr && evt.detail.xhr.status === 304) { evt.detail.shouldSwap = false; }
-  });
 
   // --- 1. The outbox -------------------------------------------------------------------
   // IndexedDB in a few lines of our own rather than a vendored wrapper: two stores, an

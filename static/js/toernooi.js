@@ -1,22 +1,12 @@
-/* The toernooi's pages: the little JavaScript they have.
-   1. A poll marked data-poll-visible asks nothing while the page is hidden (a tablet in a
-      pocket, a background tab). htmx's trigger filter [document.visibilityState === 'visible']
-      would say the same, but htmx evaluates filters as code, which the CSP (no eval) forbids.
-   2. A button with data-print prints the page (the table cards, the prize list).
-   3. A poll that fails (pub wifi) shows the page's [data-stale] notice until one gets through
+/* The toernooi's pages: the little JavaScript they have besides static/js/poll.js (which
+   pauses the polls of a hidden page and polls at once when it is shown again).
+   1. A button with data-print prints the page (the table cards, the prize list).
+   2. A poll that fails (pub wifi) shows the page's [data-stale] notice until one gets through
       again: what the page shows may be behind, and the organiser should know.
-   4. Tap-tap swap on a drawn series: tap a name, then another, and the swap form (two
+   3. Tap-tap swap on a drawn series: tap a name, then another, and the swap form (two
       selects, which work without this) is sent with those two. */
 (function () {
   "use strict";
-
-  document.addEventListener("htmx:beforeRequest", function (evt) {
-    var elt = evt.detail && evt.detail.elt;
-    if (elt && elt.hasAttribute && elt.hasAttribute("data-poll-visible") &&
-        document.visibilityState !== "visible") {
-      evt.preventDefault();
-    }
-  });
 
   function stale(on) {
     document.querySelectorAll("[data-stale]").forEach(function (notice) { notice.hidden = !on; });
