@@ -19,8 +19,8 @@ from django.utils.formats import number_format
 from django.utils.html import format_html_join
 from django.utils.translation import get_language, gettext
 
-from scoring import hotsql, replays
-from scoring.engine import Refusal
+from scoring import hotsql
+from scoring.engine import Refusal, replay
 from scoring.forms import RANK_LABELS, refusal_text
 from scoring.models import AuditEntry, Game, Session
 from scoring.sessionfile import file_from_rows
@@ -265,7 +265,7 @@ def load_lei(session: Session, log: tuple[list[Any], list[Any]] | None = None) -
 def build_lei(session: Session, data: dict[str, Any], result: Any = None) -> Lei:
     """The lei of ``data``; ``result`` is its replay when the caller has it already."""
     if result is None:
-        result = replays.replay_session(session.pk, data)
+        result = replay(data, open_round=True)
     view = result.what_now()
     if result.game == "pot":
         return _build_pot(session, data, result, view)
