@@ -11,7 +11,7 @@ else gets a 404 for a tournament, as for a session of another club. The standing
 are league pages: members of the club and, for a club that publishes its standings, the public
 (initials where a player asked for them).
 
-Choices where the issue is silent:
+Choices of our own:
 
 - **Table cards come with the start.** A table's session, and so its scorer link, is made when
   the series starts (the organiser may still swap after the draw); before that the series page

@@ -1,10 +1,10 @@
 /* The digital lei: the little JavaScript it has. Everything works without it; this adds
-   1. the tablet's outbox (../shared/DESIGN.md, decision 8): every tap goes into an ordered
-      outbox kept in IndexedDB, which survives a reload, a crashed tab and a browser restart,
-      and is sent strictly in order, each with its own idempotency key and the version it
-      expects (the version after the tap before it: every recorded write adds one, see
-      scoring/services.py). Offline the scorer keeps tapping; the server judges each tap when
-      it arrives, and a refusal stops the outbox at that tap until the scorer decides;
+   1. the tablet's outbox: every tap goes into an ordered outbox kept in IndexedDB, which
+      survives a reload, a crashed tab and a browser restart, and is sent strictly in order,
+      each with its own idempotency key and the version it expects (the version after the tap
+      before it: every recorded write adds one, see scoring/services.py). Offline the scorer
+      keeps tapping; the server judges each tap when it arrives, and a refusal stops the
+      outbox at that tap until the scorer decides;
    2. a round-ending tap's result shown for a moment, with the next round's buttons taking
       taps only after it, so a double tap records once;
    3. the service worker (scoring/views.py, service_worker) that keeps the tablet page for a
