@@ -149,21 +149,22 @@ def _season(viewer: Viewer, season_id: int) -> Season:
 @require_GET
 def season_standings(request: HttpRequest, slug: str, season_id: int) -> HttpResponse:
     """The rows are rendered once per state of their data, language and audience and kept in
-    RenderedStandings (see ``scoring.standings_cache``): a copy is served only while the key of
-    the data it was made from is the current key, so a correction shows on the next request.
+    the cache (``scoring.standings_cache``) under the key of that data, so a correction shows
+    on the next request.
 
-    Queries: 1. club; 2. season, with the key of its standings' data and the copy kept for this
-    variant. A miss then reads in one snapshot: 3. the key again, 4-6. the standings (see
-    ``standings.season_standings``; 7. only when a tie reaches the head-to-head breaker); and
-    keeps the rows (one INSERT ... ON CONFLICT)."""
+    Queries: 1. club; 2. season, with its finished sessions' aggregates; 3. the players shown by
+    initials; 4. the cache. A miss then reads in one snapshot: 5-6. the key again, 7-9. the
+    standings (see ``standings.season_standings``; 10. only when a tie reaches the
+    head-to-head breaker); and keeps the rows (the cache's writes)."""
     viewer = _club_for(request, slug)
     variant = standings_cache.variant(member=viewer.member)
-    season = standings_cache.season_with_key(viewer.club, season_id, kept=variant)
+    season = standings_cache.season_with_key(viewer.club, season_id)
     if season is None:
         raise Http404("no such season")
     key = standings_cache.key(season, club=viewer.club, variant=variant)
-    if season.kept_key == key:
-        rows = mark_safe(season.kept_html)  # noqa: S308  (rendered, escaped, by render_standings_rows)
+    rows = standings_cache.kept(key)
+    if rows is not None:
+        rows = mark_safe(rows)  # noqa: S308  (rendered, escaped, by render_standings_rows)
     else:
         with standings_cache.snapshot():
             season = standings_cache.season_with_key(viewer.club, season_id)
@@ -171,7 +172,7 @@ def season_standings(request: HttpRequest, slug: str, season_id: int) -> HttpRes
                 raise Http404("no such season")
             key = standings_cache.key(season, club=viewer.club, variant=variant)
             rows = _standings_rows(viewer, season)
-        standings_cache.keep(season, variant=variant, key=key, html=rows)
+        standings_cache.keep(key, rows)
     ranking = standings.Ranking.from_json(season.ranking)
     return _private(
         render(

@@ -462,33 +462,6 @@ class RenderedSheet(models.Model):
         return f"{self.session_id} {self.variant} v{self.version}"
 
 
-class RenderedStandings(models.Model):
-    """A season's standings rows (the ``<tbody>`` of the standings page) as rendered for one
-    language and audience, with the key of the data they were computed from.
-
-    The key (``scoring.standings_cache``) is computed from the data on every request by one
-    cheap query: the season's finished sessions, the club's players who asked for initials,
-    the ranking settings and the code. A copy is served only while its key is the current one,
-    so nothing is ever invalidated by hand and no write has to remember this table. It lives in
-    PostgreSQL like every cache of the app (DESIGN.md decision 4): any app server serves it.
-    """
-
-    season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="+")
-    variant = models.CharField(max_length=20)  # language and audience: "nl-members", "en-public"
-    key = models.CharField(max_length=64)  # sha256 of what the rows were computed from
-    html = models.TextField()
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(
-                fields=["season", "variant"], name="renderedstandings_one_per_variant"
-            )
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.season_id} {self.variant} {self.key[:8]}"
-
-
 # --- the toernooi: one evening's competition of a club (DESIGN.md decision 9) ----------------
 
 
