@@ -1,4 +1,4 @@
-"""The safety figures (issue 7): run the fuzz, permission, restart and backup tests and write
+"""The safety figures: run the fuzz, permission, restart and backup tests and write
 what they tried into the "safety" section of BENCHMARKS.md.
 
     .venv/bin/python bench/safety.py [--write BENCHMARKS.md]
