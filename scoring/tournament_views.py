@@ -59,7 +59,7 @@ from scoring.tournament_forms import (
     SwapForm,
     TournamentForm,
 )
-from scoring.views import _qr
+from scoring.views import HtmxHttpRequest, _qr
 
 SERIES_POLL_SECONDS = 3
 TV_POLL_SECONDS = 8  # each poll turns the TV's page when the standings need more than one
@@ -262,7 +262,7 @@ def tournament_page(request: HttpRequest, tournament: Tournament) -> HttpRespons
 
 @require_http_methods(["GET", "POST"])
 @_organiser
-def tournament_checkin(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+def tournament_checkin(request: HtmxHttpRequest, tournament: Tournament) -> HttpResponse:
     """One screen: every club member as a big toggle (tap: present, tap again: not), walk-ins
     by name, and the list of who plays. A tap is one POST; HTMX swaps the whole check-in back
     (the count and the list change with it), a plain form is redirected back."""
@@ -386,7 +386,7 @@ def _seed(request: HttpRequest) -> int | bool | None:
 
 @require_GET
 @_organiser
-def series_page(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
+def series_page(request: HtmxHttpRequest, tournament: Tournament, number: int) -> HttpResponse:
     """A drawn series: its tables, the repeat pairs, swap, draw again, start. A running one:
     every table's state and totals, polled while the page is visible; "serie afsluiten"."""
     series = _series(tournament, number)
@@ -713,7 +713,7 @@ def standings_page(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 
 @require_GET
-def tv_page(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def tv_page(request: HtmxHttpRequest, slug: str, pk: int) -> HttpResponse:
     """The room's TV: the standings and the tables of the series drawn or playing, large.
 
     The page polls itself (HTMX); standings longer than one screen are split into pages and
