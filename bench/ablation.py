@@ -62,7 +62,7 @@ OFF = {
     "escape": "conditional_escape for lei.py's _escape",
     "sharedfields": "a plain dict for EventForm's base_fields (no _SharedFields)",
     "standings": "the standings computed per request (no kept copy)",
-    "ormreads": "the ORM's reads of a tap and a poll (scoring/reads.py) for scoring/hotsql.py's",
+    "ormreads": "the ORM's reads of a tap and a poll (bench/orm_reads.py) for hotsql.py's",
 }
 
 
@@ -112,7 +112,7 @@ def _patch(config: str) -> None:
 
         from scoring import hotsql
 
-        spec = importlib.util.spec_from_file_location("orm_reads", HERE / "scoring/reads.py")
+        spec = importlib.util.spec_from_file_location("orm_reads", HERE / "bench/orm_reads.py")
         orm = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(orm)
         for name in ("scorer_session", "seats_and_rounds", "session_and_log", "lock_and_read",
@@ -121,6 +121,8 @@ def _patch(config: str) -> None:
     elif config == "standings":
         from scoring import standings_cache
 
+        kept_key = standings_cache.key  # a key no copy has: every request computes the rows
+        standings_cache.key = lambda *args, **kwargs: kept_key(*args, **kwargs) + "-not-kept"
         standings_cache.keep = lambda *args, **kwargs: None
 
 
@@ -254,6 +256,40 @@ def mixed(figures: dict[str, Any]) -> float:
     return sum(w * (figures[k]["cpu_ms"] + figures[k]["pg_ms"]) for k, w in WEIGHTS.items()) / total
 
 
+KINDS = ["tap", "undo", "poll 304", "poll 200 (draws)", "poll 200 (kept)", "tablet page",
+         "viewer page", "standings page"]  # fmt: skip
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    """The ablation table of a file of runs: each config's figures next to its code's ``base``
+    of the same pass (the ``base`` row that came before it), as the median of the passes."""
+    passes: list[dict[tuple[str, str], dict[str, Any]]] = []
+    for row in rows:
+        if row["config"] == "base" and (not passes or (row["code"], "base") in passes[-1]):
+            passes.append({})
+        passes[-1][(row["code"], row["config"])] = row
+    keys = list(dict.fromkeys(k for p in passes for k in p))
+
+    def cell(key: tuple[str, str], kind: str) -> str:
+        ms = [p[key]["figures"][kind]["cpu_ms"] + p[key]["figures"][kind]["pg_ms"]
+              for p in passes if key in p and kind in p[key]["figures"]]  # fmt: skip
+        return f"{statistics.median(ms):.2f}" if ms else ""
+
+    out = ["| switched off | " + " | ".join(KINDS) + " | mix, ms (runs) | mix vs base |",
+           "|---|" + "---|" * (len(KINDS) + 2)]  # fmt: skip
+    for key in keys:
+        mixes = [p[key]["mixed_ms"] for p in passes if key in p]
+        change = [p[key]["mixed_ms"] / p[("base", "base")]["mixed_ms"] - 1
+                  for p in passes if key in p and ("base", "base") in p]  # fmt: skip
+        name = key[1] if key[0] == "base" else f"{key[0]} (the code after the removals)"
+        out.append(
+            f"| {name} | " + " | ".join(cell(key, k) for k in KINDS)
+            + f" | {statistics.median(mixes):.3f} ({', '.join(f'{m:.2f}' for m in mixes)})"
+            + f" | {statistics.median(change):+.0%} ({min(change):+.0%} to {max(change):+.0%}) |"
+        )  # fmt: skip
+    return "\n".join(out)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("configs", nargs="*", default=["base"], help=", ".join(OFF))
@@ -264,7 +300,12 @@ def main() -> int:
     parser.add_argument("--tables", type=int, default=6)
     parser.add_argument("--out", default="ablation.json", help="append every run's figures here")
     parser.add_argument("--one", help=argparse.SUPPRESS)  # a single measuring process
+    parser.add_argument("--table", action="store_true", help="print the table of --out")
     args = parser.parse_args()
+    if args.table:
+        rows = [json.loads(line) for line in Path(args.out).read_text().splitlines()]
+        print(table(rows))
+        return 0
     if args.one:
         sys.path.insert(0, args.root)
         os.chdir(args.root)
