@@ -17,6 +17,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from django.core.paginator import Paginator
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q
@@ -44,6 +45,9 @@ from scoring.models import (
 )
 from scoring.sessionfile import public_file
 from scoring.templatetags.lei import score_chart_tag
+
+if TYPE_CHECKING:
+    from scoring.views import HtmxHttpRequest
 
 ARCHIVE_PAGE_SIZE = 25
 EVENING_POLL_SECONDS = 5
@@ -251,7 +255,7 @@ def render_standings_rows(
 ) -> SafeString:
     """The body rows of the season standings (``StandingLine``), built here rather than with a
     template variable per cell: a season has hundreds of rows of nine cells, and the template
-    engine was two thirds of the page's time (issue 6). Every value is escaped."""
+    engine was most of the page's time. Every value is escaped."""
     esc = conditional_escape
     badge = format_html(' <span class="badge badge--toepkoning">{}</span>', toepkoning_title)
     parts = []
@@ -705,7 +709,7 @@ def evening_today(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_GET
-def evening(request: HttpRequest, slug: str, day: str) -> HttpResponse:
+def evening(request: HtmxHttpRequest, slug: str, day: str) -> HttpResponse:
     """Every table of one evening, for the TV at the bar; HTMX polls it.
 
     Queries: 1. club; 2. the evening's sessions (their versions make the ETag: a poll while
@@ -751,7 +755,7 @@ def evening(request: HttpRequest, slug: str, day: str) -> HttpResponse:
     return _evening_headers(response)
 
 
-def _evening_etag(request: HttpRequest, viewer: Viewer, sessions: list[Session]) -> str:
+def _evening_etag(request: HtmxHttpRequest, viewer: Viewer, sessions: list[Session]) -> str:
     """Changes with every write to any table of the evening (each bumps its session's version),
     a new table, the language, who looks, and page or fragment."""
     state = ",".join(f"{s.pk}:{s.version}:{s.status}" for s in sessions)

@@ -443,7 +443,7 @@ class RenderedSheet(models.Model):
     and keeps it here, compressed once, and the others are served this copy as it is
     (``scoring.compression.kept_answer``). A write bumps the session's version, so a copy of an
     older version is never served; nothing has to be invalidated. It lives in PostgreSQL like
-    every cache of the app (DESIGN.md decision 4): any app server serves it.
+    every cache of the app, so that any app server serves it.
     """
 
     session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="+")
@@ -462,7 +462,7 @@ class RenderedSheet(models.Model):
         return f"{self.session_id} {self.variant} v{self.version}"
 
 
-# --- the toernooi: one evening's competition of a club (DESIGN.md decision 9) ----------------
+# --- the toernooi: one evening's competition of a club, its tables' games ordinary sessions ---
 
 
 def default_table_points() -> list[int]:
