@@ -1,9 +1,10 @@
 """The reads of the hot paths, written out once: a tap's (``access.get_session_for_scorer``,
 ``services._write``) and a viewer's poll (``views.viewer``), with the kept viewer sheet.
 
-Rows come back as model instances whose values went through the fields' own converters, as
-the ORM gives them, and run on Django's connection (transactions, the query log). Writes are
-the ORM's (``scoring.services``).
+With the ORM's reads instead (``bench/orm_reads.py``) the Friday-night mix costs twice the CPU
+a request: a poll 1.05 ms instead of 0.42 (BENCHMARKS.md, "Ablation"). Rows come back as model
+instances through the fields' own converters, as the ORM gives them, on Django's connection.
+Writes are the ORM's (``scoring.services``).
 """
 
 from __future__ import annotations
