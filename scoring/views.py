@@ -729,7 +729,8 @@ def viewer(request: HtmxHttpRequest, signed: str) -> HttpResponse:
     The ETag is made from the session id, its version and the language before anything else
     is done (one query), so an unchanged sheet costs one indexed lookup and a 304. A changed
     sheet is rendered once per version (and language, and TV mode) and kept in RenderedSheet;
-    the other viewers of the table get that copy in the same one query.
+    the other viewers of the table get that copy in the same one query. Those two answers to
+    the page's own poll are usually given before this view, by ``scoring.middleware``.
     """
     if request.method == "POST":
         return HttpResponseForbidden(gettext("Meekijken kan alleen lezen."))
@@ -741,9 +742,11 @@ def viewer(request: HtmxHttpRequest, signed: str) -> HttpResponse:
     # A fragment for any other query string (it is in the fragment's hx-get) is rendered for
     # its asker alone.
     keep = request.htmx and query in PAGE_POLL_QUERIES
-    response = _viewer_answer_undrawn(request, pk, variant, mode, keep=keep)
-    if response is not None:
-        return response
+    # The middleware asked already and found it must be drawn: not the same query again.
+    if not getattr(request, "viewer_poll_missed", False):
+        response = _viewer_answer_undrawn(request, pk, variant, mode, keep=keep)
+        if response is not None:
+            return response
     read = hotsql.session_and_log(pk)
     if read is None:
         raise Http404("no such session")
@@ -752,6 +755,20 @@ def viewer(request: HtmxHttpRequest, signed: str) -> HttpResponse:
     lei = load_lei(session, log)
     response = _viewer_render(request, session, lei, tv, base, variant, keep=keep)
     return _viewer_headers(response, f'"{base}-{mode}"')
+
+
+def viewer_poll(request: HttpRequest, signed: str, tv: bool, language: str) -> HttpResponse | None:
+    """The answer to a poll as the viewer's page makes it, when it needs no drawing: a 304, or
+    the sheet another viewer of the table drew. None when it must be drawn (and the request
+    says so to the view), or for no such session or link: then the view answers it. For
+    ``scoring.middleware.ViewerPollMiddleware``."""
+    try:
+        pk = access.session_id_from_viewer_token(signed)
+        response = _viewer_answer_undrawn(request, pk, _variant(language, tv), "live", keep=True)
+    except Http404:
+        return None
+    request.viewer_poll_missed = response is None
+    return response
 
 
 def _viewer_answer_undrawn(

@@ -67,6 +67,8 @@ MIDDLEWARE = [
     "toepen_site.middleware.ContentSecurityPolicyMiddleware",
     # A tablet URL refuses a body larger than any tap with 413, before anything reads it.
     "toepen_site.middleware.TapBodyLimitMiddleware",
+    # The viewers' poll, when it needs no drawing, is answered here (scoring/middleware.py).
+    "scoring.middleware.ViewerPollMiddleware",
     # gzip for the app's answers (not static files: whitenoise has them precompressed), minding
     # BREACH: scoring/compression.py says how.
     "scoring.compression.GZipMiddleware",
