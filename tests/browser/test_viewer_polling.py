@@ -2,6 +2,7 @@
 
 The viewer's sheet polls every 3 s while its page is visible; a hidden page (a phone in a
 pocket, a background tab) sends nothing, and the page polls at once when it is shown again.
+While polls fail (pub wifi) the page says that what it shows may be behind.
 Time is Playwright's clock, so that "nothing in 10 s" takes no 10 s; the page is hidden by
 answering ``document.visibilityState`` as the browser does for a background tab.
 """
@@ -15,6 +16,7 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from scoring import access
+from tests.browser.conftest import console_errors
 from tests.conftest import record
 
 pytestmark = pytest.mark.browser
@@ -98,3 +100,34 @@ def test_a_hidden_viewer_sends_no_polls_and_polls_at_once_when_shown(page, base_
     page.clock.run_for(9_000)
     page.wait_for_timeout(300)
     assert len(polls) == 1
+
+
+def test_a_viewer_whose_polls_fail_says_the_sheet_may_be_behind(
+    browser, base_url, session, screenshot_dir
+):
+    context = browser.new_context(viewport={"width": 375, "height": 812}, locale="nl-NL")
+    errors = console_errors(context)
+    page = context.new_page()
+    polls = open_viewer(page, base_url, session)
+    notice = page.locator("[data-stale]")
+    expect(notice).to_be_hidden()
+
+    def no_wifi(route):
+        route.abort() if is_poll(route.request) else route.continue_()
+
+    page.route("**/kijk/**", no_wifi)
+    with page.expect_request(is_poll):
+        page.clock.run_for(3_000)
+    expect(notice).to_be_visible()
+    expect(notice).to_contain_text("loopt misschien achter")
+    page.screenshot(path=screenshot_dir / "viewer-no-wifi.png", full_page=True)
+
+    page.unroute("**/kijk/**", no_wifi)
+    with page.expect_response(lambda r: is_poll(r.request)):
+        page.clock.run_for(3_000)
+    expect(notice).to_be_hidden()
+    assert len(polls) == 2
+    context.close()
+    # The browser and htmx log the failed poll; nothing else went wrong.
+    expected = ("ERR_FAILED", "htmx:sendError", "htmx:afterRequest")
+    assert all(any(word in e for word in expected) for e in errors), errors
