@@ -20,7 +20,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.report import machine, write_section
-from scoring import replays
 from scoring.engine import replay
 from scoring.engine.simulate import random_session
 
@@ -98,8 +97,8 @@ def main() -> None:
     result = replay(opened, open_round=True)
     view_ms = timed(result.what_now, repeat=args.repeat * 10)
 
-    # A tap in round 201 as the app replays it (scoring/replays.py): the last tap's checkpoint
-    # covers the 200 finished rounds, so only the round in progress is played.
+    # A tap in round 201 from the first round and from the engine's checkpoint: the last tap's
+    # checkpoint covers the 200 finished rounds, so only the round in progress is played.
     last_tap = replay(opened, open_round=True, checkpoint=True).checkpoint
     open_full_ms = timed(lambda: replay(opened, open_round=True), repeat=args.repeat)
     resumed_ms = timed(
@@ -141,7 +140,7 @@ def main() -> None:
             row("replay of the whole session", replay_ms, 5),
             row("what may happen now (round in progress)", view_ms, 0.5),
             "",
-            "A tap in round 201, replayed as the app replays it (`scoring/replays.py`): from the",
+            "A tap in round 201, replayed from the",
             "first round, and from the checkpoint the previous tap left (the game after round",
             "200). The tap that finishes the round also makes the next checkpoint.",
             "",
@@ -154,7 +153,7 @@ def main() -> None:
             "Memory a process keeps per session (`tracemalloc`, the checkpoint and what only it",
             "holds): "
             + "; ".join(f"{kib:.0f} KiB after {n} rounds" for n, kib in memory.items())
-            + f". At most {replays.KEEP:,} sessions are kept per process.",
+            + ". The app replays from the first round (DESIGN.md, decision 4).",
             "",
             "Reproduce: `make bench-engine` (writes this section).",
         ]

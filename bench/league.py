@@ -10,7 +10,7 @@ imported file. A dataset built before is reused (``--rebuild`` builds it again).
 
 Then it times each page through Django's test client (the whole server side: URL routing,
 queries, templates), after a warm-up, and reports the median and p95 of ``--runs`` requests.
-Target (issue 5): under 150 ms each.
+Target: under 150 ms each.
 """
 
 from __future__ import annotations

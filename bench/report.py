@@ -5,10 +5,12 @@ from __future__ import annotations
 import os
 import platform
 import re
+from datetime import date
 from pathlib import Path
 
 
 def machine() -> str:
+    """The machine and the day, as every page of BENCHMARKS.md names them."""
     cpu = platform.processor() or platform.machine()
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -17,7 +19,8 @@ def machine() -> str:
                 break
     except OSError:
         pass
-    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    python = platform.python_version()
+    return f"{cpu}, {os.cpu_count()} cores, Python {python}, {date.today():%Y-%m-%d}"
 
 
 def write_section(path: str, name: str, body: str) -> None:

@@ -1,4 +1,4 @@
-"""The safety figures (issue 7): run the fuzz, permission, restart and backup tests and write
+"""The safety figures: run the fuzz, permission, restart and backup tests and write
 what they tried into the "safety" section of BENCHMARKS.md.
 
     .venv/bin/python bench/safety.py [--write BENCHMARKS.md]
@@ -127,7 +127,7 @@ def body(totals: dict[str, dict[str, int]], seconds: float) -> str:
         ),
     ]
     table = "\n".join(f"| {what} | {tried} | {outcome} |" for what, tried, outcome in rows)
-    return f"""## Safety (issue 7): nothing lost, nobody in where they don't belong
+    return f"""## Safety: nothing lost, nobody in where they don't belong
 
 `.venv/bin/python bench/safety.py --write BENCHMARKS.md` runs the safety tests on {database}
 ({machine()}; {seconds:.0f} s) and counts what they tried. The fuzzing is derandomized (the

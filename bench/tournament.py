@@ -154,7 +154,7 @@ def main() -> None:
     lines = [
         "## Toernooi (`make bench-tournament`)",
         "",
-        f"Machine: {machine()}; {datetime.date.today():%Y-%m-%d}; {elapsed:.0f} s in all.",
+        f"Machine: {machine()}; {elapsed:.0f} s in all.",
         "",
         "Draw quality: pairs of players that meet more than once over the whole tournament, per"
         " seed, with our draw (`scoring/draw.py`: each series drawn knowing the ones before) and"

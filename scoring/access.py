@@ -1,4 +1,4 @@
-"""Who may score or watch a session (DESIGN.md decision 7).
+"""Who may score or watch a session.
 
 - A club member (any role) scores every session of their club; a superuser scores every
   session of every club, with the rights of its club admin.
@@ -50,8 +50,7 @@ def session_id_from_viewer_token(token: str) -> int:
         raise Http404("no such viewer link") from None
 
 
-# Every poll of every phone sends its link again, and checking the signature (two SHA-256
-# hashes and an HMAC) was 30 µs of a 304's CPU. A link that checked out once stays good for
+# Every poll of every phone sends its link again. A link that checked out once stays good for
 # as long as the secret key, so the good ones are remembered; a bad one raises and is not.
 @functools.lru_cache(maxsize=4096)
 def _signed_session_id(token: str) -> int:

@@ -13,10 +13,9 @@ Static files are not seen here: whitenoise answers them before this middleware, 
 and with far-future caching (``CompressedManifestStaticFilesStorage`` when DEBUG is off).
 
 The viewers' sheet is compressed once per version, when the first poll of a table draws it,
-and kept that way (``RenderedSheet``); the table's other viewers are sent those bytes as they
-are (``kept_answer``). It carries no secret and reflects nothing a request sends (only the
-poll as the page makes it is kept), so BREACH has nothing to read there, and the random header
-bytes of the middleware are not needed.
+and kept (``RenderedSheet``); the table's other viewers are sent those bytes (``kept_answer``):
+without it the Friday-night mix costs 80 % more CPU a request (BENCHMARKS.md, "Ablation"). It
+carries no secret and reflects nothing a request sends, so BREACH has nothing to read there.
 """
 
 from __future__ import annotations

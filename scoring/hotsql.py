@@ -1,26 +1,10 @@
-"""The statements of the hot paths, written out once: a tap (the scorer's access check and
-every write to a session, ``access.get_session_for_scorer``, ``services._write``) and a viewer's
-poll (``views.viewer``).
+"""The reads of the hot paths, written out once: a tap's (``access.get_session_for_scorer``,
+``services._write``) and a viewer's poll (``views.viewer``), with the kept viewer sheet.
 
-Each tap finds the session and whether its scorer may score it, locks it, looks up its key,
-reads the seats and the rounds, stores the round, bumps the version and writes the audit entry
-and the key; a tap that ends a round stores its scores and the results too. Thousands of phones
-poll every few seconds for the session's version and, when it changed, the sheet another viewer
-kept. The ORM spent 0.3 to 0.5 ms of CPU building each of those statements, against 0.05 to 0.1
-ms to run it (BENCHMARKS.md, "Friday night at scale"). Here they are made from the models' own
-table and column names, every value a parameter, and run on Django's connection, so the
-transaction, the test database and the query log are Django's as before. Rows come back as
-model instances whose values went through the fields' own converters, exactly as the ORM gives
-them: nothing is deferred.
-
-On PostgreSQL a write's reads go in one round trip (``lock_and_read``) and what it stores in
-another (``Writes``), with its COMMIT, with psycopg's pipeline mode (``run_together`` of
-toepen_site/postgresql): a round trip is a wait on PostgreSQL and back, and under load every
-wait is a turn in the queue for the cores (BENCHMARKS.md; ``tests/test_round_trips.py`` counts
-them).
-
-The rarer statements of a write (the seats of a player who joins or leaves again) stay in the
-ORM.
+With the ORM's reads instead (``bench/orm_reads.py``) the Friday-night mix costs twice the CPU
+a request: a poll 1.05 ms instead of 0.42 (BENCHMARKS.md, "Ablation"). Rows come back as model
+instances through the fields' own converters, as the ORM gives them, on Django's connection.
+Writes are the ORM's (``scoring.services``).
 """
 
 from __future__ import annotations
@@ -44,11 +28,9 @@ from scoring.models import (
     RoundScore,
     Seat,
     Session,
-    SessionResult,
 )
 
 M = TypeVar("M", bound=Model)
-MANY_ROWS = 1000  # rows in one INSERT of ``insert_many`` at most
 
 
 def _db() -> Any:
@@ -297,146 +279,6 @@ def _run_together(statements: list[tuple[str, list[Any]]]) -> list[list[tuple[An
     if hasattr(db, "run_together"):
         return db.run_together(statements)
     return [_run(sql, params) for sql, params in statements]
-
-
-def insert(instance: Model) -> None:
-    """``instance.save()`` of a new row, as one INSERT; the new primary key is set on it."""
-    sql, params = _insert_sql([instance])
-    returning = connection.features.can_return_columns_from_insert
-    if returning:
-        sql += f" RETURNING {_name(instance._meta.pk.column)}"
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        instance.pk = cursor.fetchone()[0] if returning else cursor.lastrowid
-    instance._state.adding = False
-    instance._state.db = connection.alias
-
-
-class Writes:
-    """A write's statements whose answers nobody reads, kept until ``send``, which sends them
-    in the order they came: on PostgreSQL in one round trip (psycopg's pipeline mode), so that
-    a tap stores its round, the session's new version, the audit entry and its key in one.
-
-    Whatever must see them, or gives an answer that is needed (``insert``'s new key, the ORM),
-    runs after a ``send``. An error in one (a constraint) is raised by ``send``, as Django's
-    exception, and nothing after it in the batch is done; the transaction decides the rest."""
-
-    def __init__(self) -> None:
-        self._statements: list[tuple[str, list[Any]]] = []
-
-    def update(self, instance: Model, names: Sequence[str]) -> None:
-        """``instance.save(update_fields=names)``, as one UPDATE by primary key."""
-        meta, db = instance._meta, _db()
-        fields = [meta.get_field(n) for n in names]
-        sets = ", ".join(f"{_name(f.column)} = %s" for f in fields)
-        self._statements.append(
-            (
-                f"UPDATE {_name(meta.db_table)} SET {sets} WHERE {_name(meta.pk.column)} = %s",  # noqa: S608
-                [*(_value(instance, f, db, add=False) for f in fields), instance.pk],
-            )
-        )
-
-    def insert(self, instance: Model) -> None:
-        """``instance.save()`` of a new row whose key nobody needs."""
-        self._statements.append(_insert_sql([instance]))
-
-    def insert_many(self, instances: Sequence[Model]) -> None:
-        """``bulk_create(instances)`` of one model, as INSERTs of many rows (no keys set): as
-        many rows a statement as the database takes parameters (SQLite), and at most
-        ``MANY_ROWS`` (PostgreSQL takes 65,535): an imported evening may have thousands."""
-        if not instances:
-            return
-        meta = instances[0]._meta
-        fields = [f for f in meta.concrete_fields if f is not meta.auto_field]
-        size = min(MANY_ROWS, connection.ops.bulk_batch_size(fields, instances))
-        for start in range(0, len(instances), size):
-            self._statements.append(_insert_sql(instances[start : start + size]))
-
-    def delete_scores(self, session_id: int, first: int) -> None:
-        """The stored scores of the session's rounds numbered ``first`` and later."""
-        rounds = _name(Round._meta.db_table)
-        self._statements.append(
-            (
-                f"DELETE FROM {_name(RoundScore._meta.db_table)} WHERE {_name('round_id')} IN"  # noqa: S608
-                f" (SELECT {_name('id')} FROM {rounds}"
-                f" WHERE {_name('session_id')} = %s AND {_name('number')} >= %s)",
-                [session_id, first],
-            )
-        )
-
-    def delete_rounds(self, session_id: int, first: int) -> None:
-        """The session's rounds numbered ``first`` and later, with their scores (what the
-        ORM's cascade did: nothing else refers to a round)."""
-        self.delete_scores(session_id, first)
-        self._statements.append(
-            (
-                f"DELETE FROM {_name(Round._meta.db_table)}"  # noqa: S608
-                f" WHERE {_name('session_id')} = %s AND {_name('number')} >= %s",
-                [session_id, first],
-            )
-        )
-
-    def delete_results(self, session_id: int) -> None:
-        """The session's results (places and totals), before they are stored again."""
-        self._statements.append(
-            (
-                f"DELETE FROM {_name(SessionResult._meta.db_table)}"  # noqa: S608
-                f" WHERE {_name('session_id')} = %s",
-                [session_id],
-            )
-        )
-
-    def send(self, *, commit: bool = False) -> None:
-        """Send what is kept. ``commit``: these are the last statements of the transaction, and
-        when it is this atomic block's own (``_owns_transaction``), its COMMIT goes with them,
-        in the same round trip. Django's commit at the end of the block then finds no
-        transaction open and sends nothing (psycopg's ``commit`` returns at once on an idle
-        connection), and runs its ``on_commit`` callbacks as always. Nothing may run in the
-        block after it. A statement that fails takes the COMMIT with it: PostgreSQL skips the
-        rest of the batch, and the block rolls back as before."""
-        statements, self._statements = self._statements, []
-        if commit and _owns_transaction():
-            statements.append(("COMMIT", []))
-        if statements:
-            _run_together(statements)
-
-
-def _owns_transaction() -> bool:
-    """Whether the atomic block being run is the outermost, on PostgreSQL: the transaction is
-    its own, not one it is nested in (another block's, or a test's)."""
-    db = _db()
-    return (
-        db.vendor == "postgresql"
-        and db.in_atomic_block
-        and db.commit_on_exit
-        and not db.savepoint_ids
-        and not db.needs_rollback
-    )
-
-
-def _value(instance: Model, field: Any, db: Any, *, add: bool) -> Any:
-    return field.get_db_prep_save(field.pre_save(instance, add), db)
-
-
-@cache
-def _insert_head(model: type[Model]) -> tuple[str, str, tuple[Any, ...]]:
-    """An INSERT of ``model``'s rows, every field but the automatic key: the statement up to
-    its VALUES, one row's placeholders and the fields, in their order."""
-    meta = model._meta
-    fields = tuple(f for f in meta.concrete_fields if f is not meta.auto_field)
-    columns = ", ".join(_name(f.column) for f in fields)
-    head = f"INSERT INTO {_name(meta.db_table)} ({columns}) VALUES "  # noqa: S608
-    return head, "(" + ", ".join(["%s"] * len(fields)) + ")", fields
-
-
-def _insert_sql(instances: Sequence[Model]) -> tuple[str, list[Any]]:
-    """One INSERT of ``instances`` (one model), every field but the automatic key."""
-    head, row, fields = _insert_head(type(instances[0]))
-    db = _db()
-    return (
-        head + ", ".join([row] * len(instances)),
-        [_value(i, f, db, add=True) for i in instances for f in fields],
-    )
 
 
 @cache

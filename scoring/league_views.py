@@ -17,6 +17,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from django.core.paginator import Paginator
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q
@@ -44,6 +45,9 @@ from scoring.models import (
 )
 from scoring.sessionfile import public_file
 from scoring.templatetags.lei import score_chart_tag
+
+if TYPE_CHECKING:
+    from scoring.views import HtmxHttpRequest
 
 ARCHIVE_PAGE_SIZE = 25
 EVENING_POLL_SECONDS = 5
@@ -149,21 +153,22 @@ def _season(viewer: Viewer, season_id: int) -> Season:
 @require_GET
 def season_standings(request: HttpRequest, slug: str, season_id: int) -> HttpResponse:
     """The rows are rendered once per state of their data, language and audience and kept in
-    RenderedStandings (see ``scoring.standings_cache``): a copy is served only while the key of
-    the data it was made from is the current key, so a correction shows on the next request.
+    the cache (``scoring.standings_cache``) under the key of that data, so a correction shows
+    on the next request.
 
-    Queries: 1. club; 2. season, with the key of its standings' data and the copy kept for this
-    variant. A miss then reads in one snapshot: 3. the key again, 4-6. the standings (see
-    ``standings.season_standings``; 7. only when a tie reaches the head-to-head breaker); and
-    keeps the rows (one INSERT ... ON CONFLICT)."""
+    Queries: 1. club; 2. season, with its finished sessions' aggregates; 3. the players shown by
+    initials; 4. the cache. A miss then reads in one snapshot: 5-6. the key again, 7-9. the
+    standings (see ``standings.season_standings``; 10. only when a tie reaches the
+    head-to-head breaker); and keeps the rows (the cache's writes)."""
     viewer = _club_for(request, slug)
     variant = standings_cache.variant(member=viewer.member)
-    season = standings_cache.season_with_key(viewer.club, season_id, kept=variant)
+    season = standings_cache.season_with_key(viewer.club, season_id)
     if season is None:
         raise Http404("no such season")
     key = standings_cache.key(season, club=viewer.club, variant=variant)
-    if season.kept_key == key:
-        rows = mark_safe(season.kept_html)  # noqa: S308  (rendered, escaped, by render_standings_rows)
+    rows = standings_cache.kept(key)
+    if rows is not None:
+        rows = mark_safe(rows)  # noqa: S308  (rendered, escaped, by render_standings_rows)
     else:
         with standings_cache.snapshot():
             season = standings_cache.season_with_key(viewer.club, season_id)
@@ -171,7 +176,7 @@ def season_standings(request: HttpRequest, slug: str, season_id: int) -> HttpRes
                 raise Http404("no such season")
             key = standings_cache.key(season, club=viewer.club, variant=variant)
             rows = _standings_rows(viewer, season)
-        standings_cache.keep(season, variant=variant, key=key, html=rows)
+        standings_cache.keep(key, rows)
     ranking = standings.Ranking.from_json(season.ranking)
     return _private(
         render(
@@ -250,7 +255,7 @@ def render_standings_rows(
 ) -> SafeString:
     """The body rows of the season standings (``StandingLine``), built here rather than with a
     template variable per cell: a season has hundreds of rows of nine cells, and the template
-    engine was two thirds of the page's time (issue 6). Every value is escaped."""
+    engine was most of the page's time. Every value is escaped."""
     esc = conditional_escape
     badge = format_html(' <span class="badge badge--toepkoning">{}</span>', toepkoning_title)
     parts = []
@@ -704,7 +709,7 @@ def evening_today(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_GET
-def evening(request: HttpRequest, slug: str, day: str) -> HttpResponse:
+def evening(request: HtmxHttpRequest, slug: str, day: str) -> HttpResponse:
     """Every table of one evening, for the TV at the bar; HTMX polls it.
 
     Queries: 1. club; 2. the evening's sessions (their versions make the ETag: a poll while
@@ -750,7 +755,7 @@ def evening(request: HttpRequest, slug: str, day: str) -> HttpResponse:
     return _evening_headers(response)
 
 
-def _evening_etag(request: HttpRequest, viewer: Viewer, sessions: list[Session]) -> str:
+def _evening_etag(request: HtmxHttpRequest, viewer: Viewer, sessions: list[Session]) -> str:
     """Changes with every write to any table of the evening (each bumps its session's version),
     a new table, the language, who looks, and page or fragment."""
     state = ",".join(f"{s.pk}:{s.version}:{s.status}" for s in sessions)

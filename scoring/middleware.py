@@ -1,21 +1,10 @@
-"""The viewers' poll, answered before most of the middleware when it needs no drawing.
+"""The viewers' poll answered before the session, locale, CSRF, auth and URL middleware when it
+needs no drawing: a 304, or the sheet another viewer of the table kept (``views.viewer_poll``).
 
-Every phone and TV in the pub asks ``/kijk/<link>/`` every few seconds: on a Friday night
-that is nearly all of the requests (BENCHMARKS.md, "Friday night at scale"). Nearly all of
-those answers are a 304, or the sheet another viewer of the table drew, and they take one
-query (``views.viewer_poll``). What the middleware below this one would do for them — the
-session, the language's activation, CSRF, the user, messages, htmx's details, URL routing —
-was half of the CPU of such a request, and none of it changes the answer.
-
-So ``ViewerPollMiddleware`` sits after the middleware that checks or marks every answer
-(``SecurityMiddleware``'s redirect and headers, ``X-Frame-Options``, the CSP) and answers the
-poll as the page makes it itself. It adds what the skipped middleware would add to those two
-answers: ``Content-Language`` (``LocaleMiddleware``) and ``Content-Length``
-(``CommonMiddleware``). It checks the host as ``CommonMiddleware`` does and takes the language
-as ``LocaleMiddleware`` does. Anything else — a first draw, an unknown link or session, another
-method or query string, a request without ``HX-Request`` — goes on to the view as before.
-``tests/test_viewer_poll_middleware.py`` sends the same requests both ways and compares the
-answers, header by header.
+Polls are 19 of 20 requests on a Friday night; without this the load cost 12-14 % more CPU a
+request (BENCHMARKS.md, "Ablation"). It adds what the skipped middleware would add to those
+answers (``Content-Language``, ``Content-Length``) and checks the host as they do;
+``tests/test_viewer_poll_middleware.py`` compares its answers with the view's, header by header.
 """
 
 from __future__ import annotations

@@ -20,6 +20,8 @@ from django.db.models.functions import Lower
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from scoring.sessionfile import session_to_file
+
 
 def new_scorer_token() -> str:
     return secrets.token_urlsafe(32)
@@ -228,8 +230,6 @@ class Session(models.Model):
 
     def to_file(self) -> dict[str, Any]:
         """This session as a ``toepen/1`` session file (RULES.md §14)."""
-        from scoring.sessionfile import session_to_file
-
         return session_to_file(self)
 
 
@@ -443,7 +443,7 @@ class RenderedSheet(models.Model):
     and keeps it here, compressed once, and the others are served this copy as it is
     (``scoring.compression.kept_answer``). A write bumps the session's version, so a copy of an
     older version is never served; nothing has to be invalidated. It lives in PostgreSQL like
-    every cache of the app (DESIGN.md decision 4): any app server serves it.
+    every cache of the app, so that any app server serves it.
     """
 
     session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="+")
@@ -462,34 +462,7 @@ class RenderedSheet(models.Model):
         return f"{self.session_id} {self.variant} v{self.version}"
 
 
-class RenderedStandings(models.Model):
-    """A season's standings rows (the ``<tbody>`` of the standings page) as rendered for one
-    language and audience, with the key of the data they were computed from.
-
-    The key (``scoring.standings_cache``) is computed from the data on every request by one
-    cheap query: the season's finished sessions, the club's players who asked for initials,
-    the ranking settings and the code. A copy is served only while its key is the current one,
-    so nothing is ever invalidated by hand and no write has to remember this table. It lives in
-    PostgreSQL like every cache of the app (DESIGN.md decision 4): any app server serves it.
-    """
-
-    season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="+")
-    variant = models.CharField(max_length=20)  # language and audience: "nl-members", "en-public"
-    key = models.CharField(max_length=64)  # sha256 of what the rows were computed from
-    html = models.TextField()
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(
-                fields=["season", "variant"], name="renderedstandings_one_per_variant"
-            )
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.season_id} {self.variant} {self.key[:8]}"
-
-
-# --- the toernooi: one evening's competition of a club (DESIGN.md decision 9) ----------------
+# --- the toernooi: one evening's competition of a club, its tables' games ordinary sessions ---
 
 
 def default_table_points() -> list[int]:

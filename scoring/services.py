@@ -19,7 +19,7 @@ from django.db.models import Q, QuerySet, Value
 from django.db.models.functions import Lower
 from django.utils import timezone
 
-from scoring import hotsql, replays
+from scoring import hotsql
 from scoring.engine import Refusal, Result, replay
 from scoring.models import (
     AuditEntry,
@@ -46,6 +46,10 @@ from scoring.sessionfile import (
 )
 
 Action = AuditEntry.Action
+
+# Rows in one INSERT at most: an imported evening may have thousands of scores, and PostgreSQL
+# takes 65,535 parameters a statement.
+MANY_ROWS = 1000
 
 
 # --- answers and refusals that are not the engine's ------------------------------------------
@@ -338,10 +342,8 @@ def _session_create(
     )
     if rounds and rounds[0].pk is None:  # a database that does not return ids from bulk inserts
         rounds = list(session.rounds.order_by("number"))
-    writes = hotsql.Writes()
-    _store_scores(writes, result, {r.number: r for r in rounds}, _players_by_name(seats), 1)
-    _store_results(writes, session, result, _players_by_name(seats), clear=False)
-    writes.send()
+    _store_scores(result, {r.number: r for r in rounds}, _players_by_name(seats), 1)
+    _store_results(session, result, _players_by_name(seats), clear=False)
     if audit:
         AuditEntry.objects.create(
             session=session,
@@ -362,7 +364,6 @@ def _players_by_name(seats: Iterable[Seat]) -> dict[str, Player]:
 
 
 def _store_scores(
-    writes: hotsql.Writes,
     result: Result,
     rounds: Mapping[int, Round],
     players: Mapping[str, Player],
@@ -410,11 +411,10 @@ def _store_scores(
                     total=rr.totals.get(side, 0),
                 )
             )
-    writes.insert_many(rows)
+    RoundScore.objects.bulk_create(rows, batch_size=MANY_ROWS)
 
 
 def _store_results(
-    writes: hotsql.Writes,
     session: Session,
     result: Result,
     players: Mapping[str, Player],
@@ -455,8 +455,8 @@ def _store_results(
     rows = [row(side_of.get(name, name), p, side_of.get(name, "")) for name, p in players.items()]
     rows += [row(side, None, side) for side in result.teams or {}]
     if clear:
-        writes.delete_results(session.pk)
-    writes.insert_many(rows)
+        SessionResult.objects.filter(session=session).delete()
+    SessionResult.objects.bulk_create(rows)
 
 
 # --- the one way a session changes ---------------------------------------------------------
@@ -507,13 +507,10 @@ def _write(
         data["rounds"] = todo.rounds
         if todo.ended is not None:
             locked.ended = data["ended"] = todo.ended
-        # A Refusal leaves everything as it was. Only the rounds after this process's last
-        # replay of the session are played (scoring/replays.py).
-        result = replays.replay_session(locked.pk, data)
+        # A Refusal leaves everything as it was.
+        result = replay(data, open_round=True)
 
-        # 2. Store what changed: the rounds from ``first`` on, and their projection. What
-        # nothing reads back goes out at the end in one round trip (``hotsql.Writes``).
-        writes = hotsql.Writes()
+        # 2. Store what changed: the rounds from ``first`` on, and their projection.
         first = todo.first
         by_number = {r.number: r for r in rounds}
         changed = [r for r in rounds if r.number >= first]
@@ -525,52 +522,44 @@ def _write(
             fields = round_fields(round_data, locked.game)
             existing = by_number.get(number)
             if existing is None:
-                new_round = by_number[number] = Round(session=locked, number=number, **fields)
-                if number in scored_now:
-                    # Its scores refer to it: its key first, and what came before it.
-                    writes.send()
-                    hotsql.insert(new_round)
-                else:  # a round begun (the knock that opens it): with the rest, at the end
-                    writes.insert(new_round)
+                by_number[number] = Round.objects.create(session=locked, number=number, **fields)
             elif any(getattr(existing, k) != v for k, v in fields.items()):
                 for k, v in fields.items():
                     setattr(existing, k, v)
-                writes.update(existing, list(fields))
+                existing.save(update_fields=list(fields))
         if any(r.number > len(todo.rounds) for r in rounds):
-            writes.delete_rounds(locked.pk, len(todo.rounds) + 1)  # their scores go with them
-        seats_changed = _sync_seats(locked, seats, data, todo.new_players, writes)
+            # Their scores go with them (the foreign key's cascade).
+            Round.objects.filter(session=locked, number__gt=len(todo.rounds)).delete()
+        seats_changed = _sync_seats(locked, seats, data, todo.new_players)
         if had_scores:
-            writes.delete_scores(locked.pk, first)
+            RoundScore.objects.filter(round__session=locked, round__number__gte=first).delete()
         players = _players_by_name(seats)
         if scored_now:
-            _store_scores(writes, result, by_number, players, first)
+            _store_scores(result, by_number, players, first)
         if had_scores or scored_now or seats_changed or todo.ended is not None:
-            _store_results(writes, locked, result, players, clear=True)
+            _store_results(locked, result, players, clear=True)
 
         # 3. The session's new state, the audit trail and the key's answer.
         finished = result.finished or todo.finish
         locked.status = Session.Status.FINISHED if finished else Session.Status.RUNNING
         locked.version += 1
         locked.updated_at = timezone.now()
-        writes.update(locked, ["status", "version", "updated_at", "ended"])
-        writes.insert(
-            AuditEntry(
-                session=locked,
-                club_id=locked.club_id,
-                user=actor.user,
-                by_scorer_token=actor.scorer_token,
-                action=action,
-                round_number=todo.round_number,
-                before=todo.before,
-                after=todo.after,
-            )
+        locked.save(update_fields=["status", "version", "updated_at", "ended"])
+        AuditEntry.objects.create(
+            session=locked,
+            club_id=locked.club_id,
+            user=actor.user,
+            by_scorer_token=actor.scorer_token,
+            action=action,
+            round_number=todo.round_number,
+            before=todo.before,
+            after=todo.after,
         )
         outcome = RecordOutcome(
             version=locked.version, round_number=todo.round_number, result=result, data=data
         )
         if key:
-            writes.insert(IdempotencyKey(session=locked, key=key, response=outcome.as_json()))
-        writes.send(commit=True)  # the last of the block: its COMMIT goes with them
+            IdempotencyKey.objects.create(session=locked, key=key, response=outcome.as_json())
     _refresh(session, locked)
     return outcome
 
@@ -586,13 +575,11 @@ def _sync_seats(
     seats: list[Seat],
     data: Mapping[str, Any],
     new: Mapping[str, Player],
-    writes: hotsql.Writes,
 ) -> bool:
     """Make the seats follow the file when players joined or a join was taken back."""
     wanted = all_names(data)
     if [s.player.name for s in seats] == wanted:
         return False
-    writes.send()  # the ORM's statements come after the ones before them
     keep = len(data["players"])
     by_name = {**_players_by_name(seats), **new}
     Seat.objects.filter(session=session, position__gt=keep).delete()

@@ -11,16 +11,17 @@ else gets a 404 for a tournament, as for a session of another club. The standing
 are league pages: members of the club and, for a club that publishes its standings, the public
 (initials where a player asked for them).
 
-Choices where the issue is silent:
+Choices of our own:
 
 - **Table cards come with the start.** A table's session, and so its scorer link, is made when
   the series starts (the organiser may still swap after the draw); before that the series page
   and the TV show who sits where.
 - **Only a table whose rounds or time are up is ended by the organiser.** A game to the
   toepkoning ends by itself; "serie afsluiten" ends the tables that may stop.
-- **The polls pause on a hidden page** through ``static/js/toernooi.js``: htmx's trigger
-  filter ``[document.visibilityState === 'visible']`` is evaluated as code, which the CSP
-  (no ``unsafe-eval``) forbids.
+- **The polls pause on a hidden page** and poll at once when it is shown again, through
+  ``static/js/poll.js`` as the viewer's do: htmx's trigger filter
+  ``[document.visibilityState === 'visible']`` is evaluated as code, which the CSP (no
+  ``unsafe-eval``) forbids.
 - **The TV** shows 40 rows to a screen (two columns of 20, beside the tables of the series
   drawn or playing); longer standings are split into pages and every poll shows the next one.
   More than ten tables are listed one line each, so the 25 tables of 100 players fit.
@@ -58,7 +59,7 @@ from scoring.tournament_forms import (
     SwapForm,
     TournamentForm,
 )
-from scoring.views import _qr
+from scoring.views import HtmxHttpRequest, _qr
 
 SERIES_POLL_SECONDS = 3
 TV_POLL_SECONDS = 8  # each poll turns the TV's page when the standings need more than one
@@ -261,7 +262,7 @@ def tournament_page(request: HttpRequest, tournament: Tournament) -> HttpRespons
 
 @require_http_methods(["GET", "POST"])
 @_organiser
-def tournament_checkin(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+def tournament_checkin(request: HtmxHttpRequest, tournament: Tournament) -> HttpResponse:
     """One screen: every club member as a big toggle (tap: present, tap again: not), walk-ins
     by name, and the list of who plays. A tap is one POST; HTMX swaps the whole check-in back
     (the count and the list change with it), a plain form is redirected back."""
@@ -385,7 +386,7 @@ def _seed(request: HttpRequest) -> int | bool | None:
 
 @require_GET
 @_organiser
-def series_page(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
+def series_page(request: HtmxHttpRequest, tournament: Tournament, number: int) -> HttpResponse:
     """A drawn series: its tables, the repeat pairs, swap, draw again, start. A running one:
     every table's state and totals, polled while the page is visible; "serie afsluiten"."""
     series = _series(tournament, number)
@@ -712,7 +713,7 @@ def standings_page(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 
 @require_GET
-def tv_page(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def tv_page(request: HtmxHttpRequest, slug: str, pk: int) -> HttpResponse:
     """The room's TV: the standings and the tables of the series drawn or playing, large.
 
     The page polls itself (HTMX); standings longer than one screen are split into pages and

@@ -1,6 +1,7 @@
 """The toernooi: check-in, the draw of each series, its tables' games, standings, final table.
 
-A tournament is made of sessions (DESIGN.md decision 9). The life of a series:
+A tournament is made of sessions: each table's game is an ordinary session, scored on its own
+tablet, so everything the lei does works at a toernooi too. The life of a series:
 
 1. ``series_draw`` seats the players present (``scoring.draw``: tables of 4, or 3 and 5;
    repeat opponents avoided); the organiser may ``series_swap`` two players or
@@ -17,7 +18,7 @@ The standings (``tournament_standings``) are computed on every call from the tab
 ``SessionResult`` rows, so a correction of a table's game is in them at once, and while a
 series runs they are provisional (the tables' current places).
 
-Decisions where the issue is silent:
+Decisions of our own, where the rules say nothing:
 
 - **Shared places share the points**: players sharing a place at a table get the average of the
   points of the places they cover, rounded to a whole point, halves up (two tied 2nd of

@@ -22,7 +22,7 @@ register_converter(IdConverter, "id")
 
 urlpatterns = [
     # The viewers' poll first: every phone and TV asks it every few seconds, and URLs are
-    # tried in this order (BENCHMARKS.md, "load").
+    # tried in this order.
     path("kijk/<str:signed>/", views.viewer, name="viewer"),
     # Home
     path("", views.home, name="home"),

@@ -9,14 +9,9 @@ section when the sheet is as the tablet shows it; a plain POST is redirected bac
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from decimal import Decimal
-from functools import cache, cached_property
 from typing import Any
 
 import segno
@@ -35,17 +30,16 @@ from django.shortcuts import redirect, render
 from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
-from django.utils.formats import number_format
-from django.utils.html import format_html, format_html_join
+from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django.utils.translation import get_language, gettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.middleware import HtmxDetails
 
-from scoring import access, compression, hotsql, replays, services
+from scoring import access, compression, hotsql, services
 from scoring.compression import no_compression
 from scoring.engine import Refusal
 from scoring.forms import (
-    RANK_LABELS,
     EventForm,
     EventRowFormSet,
     PresenceForm,
@@ -55,9 +49,16 @@ from scoring.forms import (
     refusal_text,
     translated_error,
 )
-from scoring.models import AuditEntry, Club, Game, Player, Round, Session
-from scoring.sessionfile import file_from_rows
-from scoring.svg import tally_from_results
+from scoring.models import Club, Game, Player, Round, Session
+from scoring.tablet import Lei, build_lei, load_lei
+
+
+class HtmxHttpRequest(HttpRequest):
+    """A request as the views get it, through django-htmx's middleware: ``request.htmx`` says
+    whether htmx sent it (a tap or a poll wants a fragment, not the page)."""
+
+    htmx: HtmxDetails
+
 
 # --- access helpers --------------------------------------------------------------------------
 
@@ -88,473 +89,6 @@ def _with_scorer(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespons
 def new_key() -> str:
     """A fresh idempotency key for one rendered form (the template calls it per form)."""
     return secrets.token_urlsafe(16)
-
-
-# --- the lei as the pages show it ------------------------------------------------------------
-
-
-@dataclass
-class Column:
-    """One seat of the sheet."""
-
-    name: str
-    side: str = ""
-    total: int = 0
-    jack_dots: list[int] = field(default_factory=list)
-    lives: int | None = None
-    out: bool = False
-    dealer: bool = False
-    leader: bool = False
-    armoede: bool = False
-    for_death: bool = False
-    absent: str = ""
-    toepkoning: bool = False
-    money: str = ""  # the pot game: the balance in euros
-
-
-@dataclass
-class Cell:
-    points: int | None  # None: not in this round
-    money: str = ""
-    won: bool = False
-    jack: bool = False
-    folded: bool = False
-    absent: str = ""
-    out: bool = False
-
-    def __post_init__(self) -> None:
-        # What _sheet.html asks of every cell, worked out once here: a sheet has a cell per
-        # player for every round of the evening, and most cells have no mark at all.
-        self.shown = self.money or ("" if self.points is None else str(self.points))
-        self.minus = self.points is not None and self.points < 0
-        self.marked = self.won or self.folded or self.absent == "toilet" or self.out
-
-
-@dataclass
-class HistoryRow:
-    number: int
-    stake: int
-    winner: str | None
-    jack: bool
-    cells: list[Cell]
-    corrected: bool = False  # edited after the fact (the audit log's corrections)
-
-
-@dataclass
-class PanelPlayer:
-    name: str
-    knock: str | None  # None: may knock; else why not
-    blind: str | None
-    win: str | None
-    fold: str | None
-    stay: str | None
-    jack_beaten: str | None
-    answering: bool
-    folded: bool
-    fold_cost: int | None
-    dealer: bool
-    leader: bool
-    armoede: bool
-    for_death: bool
-    absent: str
-
-    @cached_property
-    def labels(self) -> dict[str, str]:
-        """The accessible names of this player's buttons (a panel has a dozen per player: as
-        text here, not a ``blocktranslate`` each)."""
-        name = {"name": self.name}
-        return {k: text % name for k, text in _label_texts(get_language()).items()}
-
-
-@cache
-def _label_texts(language: str) -> dict[str, str]:
-    """The texts of ``PanelPlayer.labels`` in ``language`` (the active one), translated once per
-    process: every tap's answer names each player's buttons, and each ``gettext`` looks the
-    language and its catalogues up again."""
-    return {
-        "knock": gettext("Toep: %(name)s"),
-        "knock_no": gettext("Toep: %(name)s (kan niet)"),
-        "stay": gettext("Mee: %(name)s"),
-        "fold": gettext("Weg: %(name)s"),
-        "win": gettext("Laatste slag: %(name)s"),
-        "win_no": gettext("Laatste slag: %(name)s (kan niet)"),
-        "blind": gettext("Blind toepen: %(name)s"),
-        "jack_beaten": gettext("Boer geslagen: %(name)s"),
-    }
-
-
-@dataclass
-class PotPlayer:
-    name: str
-    declared: str  # "" while waiting, else the bid in euros or "pas"
-    waiting: bool
-    can_win: bool
-
-
-@dataclass
-class Lei:
-    session: Session
-    data: dict[str, Any]
-    result: Any
-    view: Any
-    columns: list[Column]
-    live_line: list[str]
-    players: list[PanelPlayer] = field(default_factory=list)
-    pot_players: list[PotPlayer] = field(default_factory=list)
-    pot: str = ""
-    max_bid: str = ""
-    chart: dict[str, list[int]] = field(default_factory=dict)
-    toepkoning: str | None = None
-    seated: list[str] = field(default_factory=list)  # alive players, for absent / penalties
-    open_join: list[str] = field(default_factory=list)
-    round_open: bool = False  # the last stored round is still being played
-
-    @property
-    def is_pot(self) -> bool:
-        return self.session.game == Game.POT
-
-    @property
-    def finished(self) -> bool:
-        return bool(self.result.finished) or self.session.status != Session.Status.RUNNING
-
-    @property
-    def locked(self) -> bool:
-        return self.session.status == Session.Status.LOCKED
-
-    @property
-    def unit_is_lives(self) -> bool:
-        return self.result.rules.get("unit") == "lives"
-
-    @property
-    def unit(self) -> str:
-        return self.result.rules.get("unit", "points")
-
-    @property
-    def presence(self) -> list[tuple[str, str]]:
-        """Each seated player and why they are away this round ("" when at the table)."""
-        absent = getattr(self.view, "absent", {})
-        return [(name, absent.get(name, "")) for name in self.seated]
-
-    @property
-    def start_refusal(self) -> str:
-        refusal = getattr(self.view, "refusal", None)
-        return refusal_text(refusal) if refusal is not None else ""
-
-    @property
-    def ranks(self) -> list[tuple[str, Any]]:
-        return list(RANK_LABELS.items())
-
-    @cached_property
-    def history(self) -> list[HistoryRow]:
-        """The played rounds, newest first, as the sheet shows them. Made when first asked
-        for: most taps are answered with the round panel alone, and the rows are a cell per
-        player for every round of the evening."""
-        rows = _pot_history(self.result) if self.is_pot else _history(self.result)
-        corrected = self.corrected
-        for row in rows:
-            row.corrected = row.number in corrected
-        return rows
-
-    @property
-    def next_dealer(self) -> str:
-        """Who deals the next game at this table ("nieuw spel, zelfde spelers"): the winner
-        (the first member of a winning side), else whoever stands first alone, else whoever
-        won the last round, else the first seat."""
-        result = self.result
-        teams = result.teams or {}
-        first = [u for u, place in result.places.items() if place == 1]
-        candidates = [result.winner, first[0] if len(first) == 1 else None]
-        candidates += [rr.winner for rr in reversed(result.rounds) if rr.winner][:1]
-        for unit in candidates:
-            if unit in teams:
-                return teams[unit][0]
-            if unit in result.players:
-                return unit
-        return result.players[0] if result.players else ""
-
-    @cached_property
-    def corrected(self) -> frozenset[int]:
-        """The numbers of the rounds corrected after the fact, by the round editor or the
-        admin: the audit log has an entry for each (``services.round_replace_events``). Read
-        only when the sheet's rows are drawn, not for a tap that leaves the sheet as it was.
-        A round stays marked once corrected, even when it is undone and played again."""
-        if self.session._state.adding:  # never saved (a lei drawn from a file): no log
-            return frozenset()
-        return frozenset(
-            AuditEntry.objects.filter(
-                session_id=self.session.pk, action=AuditEntry.Action.CORRECT
-            ).values_list("round_number", flat=True)
-        )
-
-    @cached_property
-    def player_options(self) -> str:
-        """The ``<option>`` of every player in the round, for the panel's four player lists
-        (vuile was, twice; vier gelijke; strafpunt): made once, not by a loop in each."""
-        return format_html_join(
-            "", '<option value="{}">{}</option>', ((p.name, p.name) for p in self.players)
-        )
-
-    @cached_property
-    def sheet_key(self) -> str:
-        """A digest of everything the sheet (``_sheet.html``) is drawn from: the session file
-        without the round being played, the columns (which carry that round's dealer, badges
-        and presence), the round number, the state and the language. Two lei with the same
-        key draw the same sheet, so a tap that leaves the sheet as the tablet shows it is
-        answered with the round panel alone (``_answer``). The "verbeterd" marks are not in
-        it: a correction changes the log itself. The pot game's sheet shows the open round's
-        bids: it has no key and is always drawn whole."""
-        if self.is_pot:
-            return ""
-        rounds = self.data["rounds"]
-        basis = {
-            "file": {**self.data, "rounds": rounds[:-1] if self.round_open else rounds},
-            "columns": repr(self.columns),
-            "round": self.view.round_number,
-            "state": [self.finished, self.locked, self.session.status],
-            "language": get_language(),
-        }
-        text = json.dumps(basis, sort_keys=True, default=str, separators=(",", ":"))
-        return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
-
-
-def euros(cents: int) -> str:
-    return "€\u00a0" + number_format(Decimal(cents) / 100, 2, force_grouping=True)
-
-
-def _load_lei(session: Session, log: tuple[list[Any], list[Any]] | None = None) -> Lei:
-    """Replay the session's log: its seats with players and its rounds, read here (two queries
-    in one round trip) unless the caller read them with the session (``log``)."""
-    seats, rounds = log if log is not None else hotsql.seats_and_rounds(session.pk)
-    return _build_lei(session, file_from_rows(session, seats, rounds))
-
-
-def _build_lei(session: Session, data: dict[str, Any], result: Any = None) -> Lei:
-    """The lei of ``data``; ``result`` is its replay when the caller has it already."""
-    if result is None:
-        result = replays.replay_session(session.pk, data)
-    view = result.what_now()
-    if result.game == "pot":
-        return _build_pot(session, data, result, view)
-    side_of = result.side_of
-    start = data.get("start") or {}
-    out = set(result.eliminated)
-    max_points = result.rules["max_points"]
-    king = result.toepkoning
-    columns: list[Column] = []
-    for name in result.players:
-        unit = side_of.get(name, name)
-        series = [start.get(unit, 0)] if start.get(unit) else []
-        for rr in result.rounds:
-            if rr.side_points is not None:
-                series.append(rr.side_points.get(unit, 0))
-            else:
-                series.append(rr.points.get(name, 0))
-        total = result.totals.get(unit, 0)
-        strokes, dots = tally_from_results(series)
-        columns.append(
-            Column(
-                name=name,
-                side=side_of.get(name, ""),
-                total=total,
-                jack_dots=dots if strokes == total else [],
-                lives=max_points - total if result.rules.get("unit") == "lives" else None,
-                out=unit in out,
-                dealer=view.dealer == name,
-                leader=view.leader == name,
-                armoede=name in view.armoede,
-                for_death=name in view.playing_for_death,
-                absent=view.absent.get(name, ""),
-                toepkoning=king is not None and king == unit,
-            )
-        )
-    players = [
-        PanelPlayer(
-            name=name,
-            knock=_why(view.may_knock.get(name)),
-            blind=_why(view.may_blind_knock.get(name)),
-            win=_why(view.may_win.get(name)),
-            fold=_why(view.may_fold.get(name)),
-            stay=_why(view.may_stay.get(name)),
-            jack_beaten=_why(view.may_jack_beaten.get(name)),
-            answering=name in view.must_answer,
-            folded=name in view.folded,
-            fold_cost=view.folded.get(name),
-            dealer=view.dealer == name,
-            leader=view.leader == name,
-            armoede=name in view.armoede,
-            for_death=name in view.playing_for_death,
-            absent=view.absent.get(name, ""),
-        )
-        for name in view.participants
-    ]
-    round_open = len(data["rounds"]) == view.round_number and not result.finished
-    lei = Lei(
-        session=session,
-        data=data,
-        result=result,
-        view=view,
-        columns=columns,
-        live_line=[],
-        players=players,
-        toepkoning=king,
-        seated=[c.name for c in columns if not c.out],
-        open_join=list(data["rounds"][-1].get("join", [])) if round_open else [],
-        round_open=round_open,
-    )
-    lei.live_line = _live_line(lei)
-    if result.finished or session.status != Session.Status.RUNNING:
-        lei.chart = _chart(result, data)
-    return lei
-
-
-def _history(result: Any) -> list[HistoryRow]:
-    """The rows of the sheet (``Lei.history``): a cell per player for each played round."""
-    side_of = result.side_of
-    history = []
-    for rr in reversed(result.rounds):
-        cells = []
-        for name in result.players:
-            played = name in rr.points
-            cells.append(
-                Cell(
-                    points=rr.points.get(name) if played else None,
-                    won=rr.winner == name,
-                    jack=rr.winner == name and rr.jack,
-                    folded=name in rr.folds,
-                    absent=rr.absent.get(name, ""),
-                    out=side_of.get(name, name) in rr.eliminated,
-                )
-            )
-        history.append(HistoryRow(rr.number, rr.stake, rr.winner, rr.jack, cells))
-    return history
-
-
-def _why(refusal: Refusal | None) -> str | None:
-    return None if refusal is None else refusal_text(refusal)
-
-
-def _chart(result: Any, data: dict[str, Any]) -> dict[str, list[int]]:
-    """Each unit's total from the start through every round, for ``{% score_chart %}``."""
-    start = data.get("start") or {}
-    units = list(result.teams) if result.teams else list(result.players)
-    series: dict[str, list[int]] = {u: [start.get(u, 0)] for u in units}
-    for rr in result.rounds:
-        for unit in units:
-            if unit in rr.totals:
-                series[unit].append(rr.totals[unit])
-    return series
-
-
-def _build_pot(session: Session, data: dict[str, Any], result: Any, view: Any) -> Lei:
-    columns = [
-        Column(name=name, total=result.balances.get(name, 0), money=euros(result.balances[name]))
-        for name in result.players
-    ]
-    pot_players = [
-        PotPlayer(
-            name=name,
-            declared=(
-                ""
-                if name not in view.bids
-                else gettext("pas")
-                if view.bids[name] == "fold"
-                else euros(view.bids[name])
-            ),
-            waiting=name in view.waiting,
-            can_win=name in view.may_win,
-        )
-        for name in result.players
-    ]
-    round_open = len(data["rounds"]) == view.round_number and not view.finished
-    lei = Lei(
-        session=session,
-        data=data,
-        result=result,
-        view=view,
-        columns=columns,
-        live_line=[],
-        pot_players=pot_players,
-        pot=euros(view.pot),
-        max_bid=f"{view.max_bid / 100:.2f}",  # an <input type=number> attribute: a dot
-        round_open=round_open,
-    )
-    lei.live_line = [
-        gettext("%(player)s past") % {"player": p}
-        if bid == "fold"
-        else gettext("%(player)s biedt %(amount)s") % {"player": p, "amount": euros(bid)}
-        for p, bid in view.bids.items()
-    ]
-    return lei
-
-
-def _pot_history(result: Any) -> list[HistoryRow]:
-    """The rows of the pot game's sheet: each player's winnings or losses per round."""
-    return [
-        HistoryRow(
-            rr.number,
-            0,
-            rr.winner,
-            False,
-            [
-                Cell(
-                    points=rr.points.get(name, 0),
-                    money=euros(rr.points.get(name, 0)),
-                    won=rr.winner == name,
-                )
-                for name in result.players
-            ],
-        )
-        for rr in reversed(result.rounds)
-    ]
-
-
-def _live_line(lei: Lei) -> list[str]:
-    """What happened so far in the round being played, in words: "Bas toept — inzet 2 — …".
-
-    The stake after a knock is the engine's (``view.stakes``), not worked out here.
-    """
-    view = lei.view
-    if not lei.round_open or view.finished:
-        return []
-    events = view.events
-    parts: list[str] = []
-    if view.armoede:
-        parts.append(
-            gettext("%(players)s in armoede — inzet %(stake)s")
-            % {"players": ", ".join(view.armoede), "stake": view.stakes[0]}
-        )
-    absent_words = {"toilet": gettext("naar het toilet"), "drinks": gettext("haalt drinken")}
-    for name, why in view.absent.items():
-        parts.append(f"{name} {absent_words.get(why, why)}")
-    for index, event in enumerate(events, start=1):
-        player = event.get("player", "")
-        kind = event.get("type")
-        if kind in ("knock", "blind_knock"):
-            text = (
-                gettext("%(player)s toept")
-                if kind == "knock"
-                else gettext("%(player)s toept blind")
-            )
-            parts.append(text % {"player": player})
-            parts.append(gettext("inzet %(stake)s") % {"stake": view.stakes[index]})
-        elif kind == "fold":
-            parts.append(gettext("%(player)s weg") % {"player": player})
-        elif kind == "stay":
-            parts.append(gettext("%(player)s mee") % {"player": player})
-        elif kind == "laundry":
-            parts.append(gettext("%(player)s heeft vuile was") % {"player": player})
-        elif kind == "penalty":
-            parts.append(
-                gettext("%(player)s krijgt %(points)s strafpunt")
-                % {"player": player, "points": event.get("points")}
-            )
-        elif kind == "jack_beaten":
-            parts.append(gettext("boer van %(player)s geslagen") % {"player": player})
-        elif kind == "disqualify":
-            parts.append(gettext("%(player)s eruit") % {"player": player})
-        else:
-            parts.append(f"{player}: {kind}")
-    return parts
 
 
 # --- answers after a write -------------------------------------------------------------------
@@ -597,7 +131,7 @@ def _live_context(request: HttpRequest, scorer: access.ScorerAccess, lei: Lei) -
 
 
 def _answer(
-    request: HttpRequest,
+    request: HtmxHttpRequest,
     scorer: access.ScorerAccess,
     *,
     error: str = "",
@@ -638,9 +172,9 @@ def _answer(
     if stale or error:
         session.refresh_from_db(fields=["version", "status", "scorer_token", "ended"])
     if outcome is not None and outcome.data is not None and not (stale or error):
-        lei = _build_lei(session, outcome.data, outcome.result)
+        lei = build_lei(session, outcome.data, outcome.result)
     else:
-        lei = _load_lei(session)
+        lei = load_lei(session)
     context = _live_context(request, scorer, lei)
     context.update(error=error, notice=notice, undone=undone, flash=_flash(outcome))
     shown = request.POST.get("sheet", "")
@@ -739,7 +273,7 @@ def _service_error_text(error: services.ServiceError) -> str:
 
 
 def _write(
-    request: HttpRequest,
+    request: HtmxHttpRequest,
     scorer: access.ScorerAccess,
     write: Callable[[], Any],
     undone: Callable[[], str] | None = None,
@@ -900,9 +434,9 @@ def _qr(url: str, label: str) -> str:
 
 @require_GET
 @_with_scorer
-def tablet(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
+def tablet(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     session = scorer.session
-    lei = _load_lei(session)
+    lei = load_lei(session)
     context = _live_context(request, scorer, lei)
     if request.htmx:
         return render(request, "scoring/tablet.html#live", context)
@@ -946,7 +480,7 @@ def service_worker(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @_with_scorer
-def session_event(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
+def session_event(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     """One tap: one event with the version the tablet showed and the tap's key."""
     form = EventForm(request.POST)
     if not form.is_valid():
@@ -967,13 +501,13 @@ def session_event(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResp
 
 @require_POST
 @_with_scorer
-def session_undo(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
+def session_undo(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     """Take back the last tap, and say which ("Weg van Eva ongedaan gemaakt")."""
     return _write_at_version(request, scorer, services.session_undo, say_undone=True)
 
 
 def _write_at_version(
-    request: HttpRequest,
+    request: HtmxHttpRequest,
     scorer: access.ScorerAccess,
     service: Callable[..., object],
     say_undone: bool = False,
@@ -1006,9 +540,9 @@ def _write_at_version(
 
 @require_POST
 @_with_scorer
-def session_presence(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
+def session_presence(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     """Who is away (toilet, drinks) and who sits down, before the round's first event."""
-    lei = _load_lei(scorer.session)
+    lei = load_lei(scorer.session)
     form = PresenceForm(request.POST, players=lei.seated)
     if not form.is_valid():
         return _answer(request, scorer, error=translated_error(form), changed=False)
@@ -1037,7 +571,7 @@ FINISH_CONFIRMED = "ja"
 
 @require_POST
 @_with_scorer
-def session_finish(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
+def session_finish(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     """Closing time, or in the pot game: share the pot out, once the scorer confirmed it. A
     game without a finished round is thrown away (``services.session_discard``), and the
     tablet goes to the home page."""
@@ -1081,11 +615,11 @@ class _Discarded(Exception):
 
 @require_POST
 @_with_scorer
-def session_again(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
+def session_again(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     """The tap on "Nieuw spel, zelfde spelers" after a game starts the next one at this table
     (``services.session_again``) and opens it on this tablet. A tablet with the scorer link
     gets the new game's link as well: it scored this table, it scores the next game."""
-    lei = _load_lei(scorer.session)
+    lei = load_lei(scorer.session)
     if not lei.finished or lei.locked:
         return _answer(
             request, scorer, error=gettext("Dit spel is nog niet uitgespeeld."), changed=False
@@ -1110,7 +644,7 @@ def session_again(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResp
 
 @require_http_methods(["GET", "POST"])
 @_with_scorer
-def round_edit(request: HttpRequest, scorer: access.ScorerAccess, number: int) -> HttpResponse:
+def round_edit(request: HtmxHttpRequest, scorer: access.ScorerAccess, number: int) -> HttpResponse:
     """The events of one round, one row each, to correct; the whole session is replayed."""
     session = scorer.session
     round_ = Round.objects.filter(session=session, number=number).first()
@@ -1188,8 +722,9 @@ def _variant(language: str, tv: bool) -> str:
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
-def viewer(request: HttpRequest, signed: str) -> HttpResponse:
-    """The read-only sheet for phones and the pub TV, polled every 2 s with If-None-Match.
+def viewer(request: HtmxHttpRequest, signed: str) -> HttpResponse:
+    """The read-only sheet for phones and the pub TV, polled every 3 s with If-None-Match
+    while it is looked at (static/js/poll.js).
 
     The ETag is made from the session id, its version and the language before anything else
     is done (one query), so an unchanged sheet costs one indexed lookup and a 304. A changed
@@ -1217,7 +752,7 @@ def viewer(request: HttpRequest, signed: str) -> HttpResponse:
         raise Http404("no such session")
     session, *log = read
     base = f"lei-{pk}-{session.version}-{variant}"  # it may have moved on since: what is drawn
-    lei = _load_lei(session, log)
+    lei = load_lei(session, log)
     response = _viewer_render(request, session, lei, tv, base, variant, keep=keep)
     return _viewer_headers(response, f'"{base}-{mode}"')
 
@@ -1271,7 +806,7 @@ def _viewer_headers(response: HttpResponse, etag: str) -> HttpResponse:
 
 
 def _viewer_render(
-    request: HttpRequest,
+    request: HtmxHttpRequest,
     session: Session,
     lei: Lei,
     tv: bool,
@@ -1281,7 +816,7 @@ def _viewer_render(
     keep: bool,
 ) -> HttpResponse:
     """Render the viewer's page or fragment; the fragment is kept for the other viewers."""
-    # The poll sends If-None-Match itself (static/js/lei.js) with the fragment's ETag.
+    # The poll sends If-None-Match itself (static/js/poll.js) with the fragment's ETag.
     context = {"lei": lei, "session": session, "tv": tv, "live_etag": f'"{base}-live"'}
     if not request.htmx:
         return render(request, "scoring/viewer.html", context)

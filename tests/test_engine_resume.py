@@ -1,10 +1,10 @@
 """A replay that goes on from a checkpoint gives what a replay from the first round gives.
 
-The tablet appends one event at a time, and each tap's replay may resume from the last one's
-checkpoint (``scoring/replays.py``). These properties are checked on random legal sessions with
-random rules, absences, players joining, penalties and disqualifications, sides, start totals
-and a chosen dealer: resumed or not, the result, the table's buttons and every refusal are the
-same, and a checkpoint is used only for the session it was made from.
+The engine can resume a replay from an earlier one's checkpoint (the app replays from the
+first round; ``bench/engine.py`` measures both). These properties are checked on random legal
+sessions with random rules, absences, players joining, penalties and disqualifications, sides,
+start totals and a chosen dealer: resumed or not, the result, the table's buttons and every
+refusal are the same, and a checkpoint is used only for the session it was made from.
 """
 
 import copy

@@ -580,14 +580,16 @@ def _random_season(club, season, sessions: int) -> list[Session]:
 def _count_queries(client, django_assert_num_queries, club, season, sessions):
     anne = Player.objects.get(club=club, name="Anne")
     standings_url = reverse("league_season", args=[club.slug, season.pk])
-    # The first request computes the rows: 1 club, 2 season with the key of its data and the
-    # copy kept (none yet); then in one snapshot 3 the key again, 4 aggregate per player
-    # (points, best N, strafpunten, form), 5 the players' names, 6 start totals of sessions
-    # carried over from a paper lei; 7 the rows kept (INSERT ... ON CONFLICT).
-    with django_assert_num_queries(7):
+    # The first request computes the rows: 1 club, 2 season with its finished sessions'
+    # aggregates, 3 the players shown by initials, 4 the cache (a miss); then in one snapshot
+    # 5 the season and 6 the initials again, 7 aggregate per player (points, best N,
+    # strafpunten, form), 8 the players' names, 9 start totals of sessions carried over from a
+    # paper lei; 10-14 the rows kept (Django's database cache: its count, then in a savepoint
+    # of the test's transaction the row's lookup and insert).
+    with django_assert_num_queries(14):
         assert client.get(standings_url).status_code == 200
-    # Every next request while the data is unchanged: 1 club, 2 season with the key and the copy.
-    with django_assert_num_queries(2):
+    # Every next request while the data is unchanged: 1 club, 2 season, 3 initials, 4 the cache.
+    with django_assert_num_queries(4):
         assert client.get(standings_url).status_code == 200
     # 1 club, 2 player, 3 seasons, 4 session results, 5 round scores, 6 longest run,
     # 7 league points, 8 head-to-head, 9 latest sessions, 10 seats and 11 round scores of the
@@ -628,9 +630,10 @@ def test_head_to_head_costs_one_query_only_when_a_tie_reaches_it(
     club = tied_season.club
     club.standings_public = True
     club.save()
-    # 1 club, 2 season with the key and no copy, 3 the key again, 4 aggregate, 5 names, 6 start
-    # totals, 7 results among the tied players, 8 the rows kept.
-    with django_assert_num_queries(8):
+    # 1 club, 2 season with its sessions' aggregates, 3 initials, 4 the cache (a miss); 5-6 the
+    # key again, 7 aggregate, 8 names, 9 start totals, 10 results among the tied players; 11-15
+    # the rows kept (the cache's count, then in the test's savepoint its lookup and insert).
+    with django_assert_num_queries(15):
         client.get(reverse("league_season", args=[club.slug, tied_season.pk]))
 
 

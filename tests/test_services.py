@@ -2,7 +2,7 @@
 
 import pytest
 
-from scoring import replays, services
+from scoring import services
 from scoring.engine import Refusal, replay
 from scoring.models import (
     AuditEntry,
@@ -292,20 +292,6 @@ def test_correcting_round_3_equals_a_fresh_replay_of_the_corrected_file(club, pe
     entry = AuditEntry.objects.filter(session=session, action="correct").get()
     assert entry.round_number == 3
     assert (entry.before["events"], entry.after["events"]) == (before, corrected)
-
-
-@pytest.mark.django_db
-def test_a_tap_replays_only_the_rounds_after_the_last_replay_of_its_process(session):
-    replays.forget()  # as in a process that has not seen this session yet
-    play_rounds(session, ["Anne", "Bas", "Cees", "Anne", "Dirk"])
-    knock = record(session, "knock", "Bas")
-    assert knock.result.resumed == 5
-    replays.forget()  # another process: it replays all and gives the same
-    assert record(session, "fold", "Cees").result.resumed == 0
-    assert record(session, "stay", "Dirk").result.resumed == 5
-    assert scores(session) == scores(
-        services.session_import(club=session.club, data=session.to_file())
-    )
 
 
 @pytest.mark.django_db

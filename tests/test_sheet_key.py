@@ -1,4 +1,4 @@
-"""The round-only answer to a tap (issue 6): a tap that leaves the sheet as the tablet shows it
+"""The round-only answer to a tap: a tap that leaves the sheet as the tablet shows it
 is answered with the round section alone. ``Lei.sheet_key`` decides; it must never say "the
 same" of two different sheets."""
 
@@ -13,7 +13,7 @@ from django.test import RequestFactory
 from django.urls import reverse
 from django.utils import translation
 
-from scoring import views
+from scoring import tablet
 from scoring.engine.simulate import random_session
 from scoring.models import ClubMembership, Session
 from tests.conftest import record
@@ -35,7 +35,7 @@ def prefixes(data):
             yield {**data, "rounds": copy.deepcopy(rounds)}
 
 
-def sheet_html(lei: views.Lei) -> str:
+def sheet_html(lei: tablet.Lei) -> str:
     request = RequestFactory().get("/")
     return render_to_string(
         "scoring/_sheet.html",
@@ -58,7 +58,7 @@ def test_the_same_sheet_key_means_the_same_sheet(preset, seed):
     before = None
     with translation.override("nl"):
         for state in prefixes(data):
-            lei = views._build_lei(session, state)
+            lei = tablet.build_lei(session, state)
             html = sheet_html(lei)
             assert seen.setdefault(lei.sheet_key, html) == html
             same_as_before += lei.sheet_key == before
@@ -71,10 +71,10 @@ def test_the_key_changes_with_the_language_and_the_state():
     running = Session(pk=1, game="strafpunten", status=Session.Status.RUNNING)
     locked = Session(pk=1, game="strafpunten", status=Session.Status.LOCKED)
     with translation.override("nl"):
-        dutch = views._build_lei(running, data).sheet_key
-        assert views._build_lei(locked, data).sheet_key != dutch
+        dutch = tablet.build_lei(running, data).sheet_key
+        assert tablet.build_lei(locked, data).sheet_key != dutch
     with translation.override("en"):
-        assert views._build_lei(running, data).sheet_key != dutch
+        assert tablet.build_lei(running, data).sheet_key != dutch
 
 
 # --- through the view ---------------------------------------------------------------------

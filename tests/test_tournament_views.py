@@ -432,7 +432,7 @@ def test_the_running_series_polls_and_shows_each_tables_state(org, tournament, m
     play_out(first.session)
     url = reverse("tournament_series", args=[tournament.pk, 1])
     page = org.get(url).content.decode()
-    assert 'hx-trigger="every 3s"' in page
+    assert 'hx-trigger="every 3s, shown"' in page
     assert "data-poll-visible" in page
     fragment = org.get(url, **HX).content.decode()
     assert fragment.lstrip().startswith('<div id="series-tables"')
@@ -689,7 +689,7 @@ def test_the_tv_shows_the_standings_and_the_next_series_tables(client, club, tou
     assert page.count('class="tv-table"') == 3
     fragment = client.get(url, **HX).content.decode()
     assert fragment.lstrip().startswith('<div id="tv-board"')
-    assert 'hx-trigger="every 8s"' in fragment
+    assert 'hx-trigger="every 8s, shown"' in fragment
 
 
 def test_the_tv_turns_its_pages_when_the_standings_do_not_fit(client, club):

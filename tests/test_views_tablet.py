@@ -464,24 +464,3 @@ def test_the_sheets_head_and_totals_escape_names_and_speak_the_language(
     assert 'data-player="Anne &amp; Co" data-total="1"' in totals
     assert f'aria-label="{label}"' in totals
     assert '<span class="sheet__total">0</span>' in totals  # Bas won the round
-
-
-@pytest.mark.parametrize(
-    "value",
-    ['Anne & <Co> \'n "Bas"', "plain", 7, -2, 1.5, None, "€\u00a01,50"],
-)
-def test_the_lei_tags_escape_what_django_escapes_and_nothing_twice(value):
-    """``lei._escape`` is ``conditional_escape`` without its lazy-text wrapper: the same safe
-    text for text, numbers and None, lazy text made text, safe text kept as it is."""
-    from django.utils.html import conditional_escape
-    from django.utils.safestring import SafeString, mark_safe
-    from django.utils.translation import gettext_lazy
-
-    from scoring.templatetags.lei import _escape
-
-    safe = mark_safe(str(value))  # noqa: S308  (what a tag made already)
-    for given in (value, safe, gettext_lazy(str(value))):
-        escaped = _escape(given)
-        assert escaped == conditional_escape(given)
-        assert isinstance(escaped, SafeString)
-        assert _escape(escaped) == escaped  # escaped once, never twice

@@ -23,7 +23,8 @@ def test_the_viewer_shows_the_sheet_without_buttons(client, session):
     play_rounds(session, ["Cees"])
     html = client.get(viewer_url(session)).content.decode()
     assert 'id="sheet"' in html
-    assert 'hx-trigger="every 2s"' in html
+    assert 'hx-trigger="every 3s, shown"' in html  # static/js/poll.js
+    assert "data-poll-visible" in html
     assert 'value="knock"' not in html
     assert "/ronde/" not in html  # no correction links
 

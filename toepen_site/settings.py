@@ -92,9 +92,7 @@ ROUND_EDIT_BODY_LIMIT = 256 * 1024
 
 TEMPLATES = [
     {
-        # Django's, letting go of each page's context once it is drawn (toepen_site/templates.py).
-        "BACKEND": "toepen_site.templates.DjangoTemplates",
-        "NAME": "django",
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
         "DIRS": [BASE_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
@@ -134,6 +132,14 @@ if DATABASES["default"]["ENGINE"] == "toepen_site.postgresql" and envbool(
         server_side_binding=True, prepare_threshold=5
     )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# Caches live in the database, as sessions do (DESIGN.md decision 4): the season standings'
+# rows (scoring/standings_cache.py). Its table is made by scoring's migrations.
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+        "LOCATION": "django_cache",
+    }
+}
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -202,8 +208,6 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_HTTPONLY = True
-# Django's database sessions, read with a statement written out once (toepen_site/sessions.py).
-SESSION_ENGINE = "toepen_site.sessions"
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"
 # One strict policy for every page, the admin included (toepen_site/middleware.py says why it

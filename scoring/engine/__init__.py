@@ -1,6 +1,6 @@
 """The Toepen scoring engine: pure Python, no Django.
 
-It follows ``RULES.md`` (the project's reference, in ``../shared/``): strafpunten with every
+It follows ``RULES.md``, the game's specification: strafpunten with every
 event of §3, the knock caps, armoede, blind knocks, the four jack rules, four of a kind,
 laundry, absent and joining players, the house rules that count across rounds, both ways a
 session ends, team toepen (§13a) and the pot game (§13). The rule options and their defaults

@@ -12,32 +12,15 @@ Example::
     {% score_chart series session.rules.max_points %}
 """
 
-import html
 from collections.abc import Mapping, Sequence
-from functools import cache
-from typing import Any
 
 from django import template
-from django.utils.functional import Promise
-from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext, ngettext
 
 from scoring import svg
 
 register = template.Library()
-
-
-def _escape(value: Any) -> str:
-    """Django's ``conditional_escape`` without the lazy-text wrapper around it, which checks
-    every argument again: the same safe text, for the tags below, which escape a few hundred
-    values in every answer to a tap. Safe text is kept as it is; anything else is escaped as
-    ``django.utils.html.escape`` does it."""
-    if isinstance(value, Promise):
-        value = str(value)
-    if hasattr(value, "__html__"):
-        return value.__html__()
-    return SafeString(html.escape(str(value)))
 
 
 @register.simple_tag(name="turfjes")
@@ -77,32 +60,3 @@ def score_chart_tag(
     }
     max_points = None if max_points in (None, "") else int(max_points)
     return mark_safe(svg.score_chart(series, max_points=max_points, labels=labels))  # noqa: S308
-
-
-# The badges a player shows in the sheet's head and in the round panel, in this order.
-_PLAYER_BADGES = ("dealer", "leader", "armoede", "for_death")
-
-
-@cache
-def _column_texts(language: str) -> dict[str, str]:
-    """The player badges the round panel shows, in ``language`` (the active one), escaped,
-    made once per process (the sheet draws its own: ``templates/scoring/_sheet.html``). Each
-    text a literal gettext, so that makemessages finds it."""
-
-    def badge(kind: str, text: str) -> str:
-        css = f" badge--{kind}" if kind else ""
-        return format_html('<span class="badge{}">{}</span>', css, text)
-
-    return {
-        "round": _escape(gettext("Ronde")),
-        "toepkoning": badge("toepkoning", gettext("toepkoning")),
-        "dealer": badge("deler", gettext("deelt")),
-        "leader": badge("uitkomst", gettext("komt uit")),
-        "armoede": badge("armoede", gettext("armoede")),
-        "for_death": badge("voor-dood", gettext("speelt voor zijn dood")),
-        "out": badge("dood", gettext("dood")),
-        "toilet": badge("", gettext("toilet")),
-        "drinks": badge("", gettext("haalt drinken")),
-        "balance": _escape(gettext("Saldo")),
-        "total": _escape(gettext("Totaal")),
-    }

@@ -1,29 +1,18 @@
 /* The digital lei: the little JavaScript it has. Everything works without it; this adds
-   1. the tablet's outbox (../shared/DESIGN.md, decision 8): every tap goes into an ordered
-      outbox kept in IndexedDB, which survives a reload, a crashed tab and a browser restart,
-      and is sent strictly in order, each with its own idempotency key and the version it
-      expects (the version after the tap before it: every recorded write adds one, see
-      scoring/services.py). Offline the scorer keeps tapping; the server judges each tap when
-      it arrives, and a refusal stops the outbox at that tap until the scorer decides;
+   1. the tablet's outbox: every tap goes into an ordered outbox kept in IndexedDB, which
+      survives a reload, a crashed tab and a browser restart, and is sent strictly in order,
+      each with its own idempotency key and the version it expects (the version after the tap
+      before it: every recorded write adds one, see scoring/services.py). Offline the scorer
+      keeps tapping; the server judges each tap when it arrives, and a refusal stops the
+      outbox at that tap until the scorer decides;
    2. a round-ending tap's result shown for a moment, with the next round's buttons taking
       taps only after it, so a double tap records once;
    3. the service worker (scoring/views.py, service_worker) that keeps the tablet page for a
       reload without wifi;
-   4. the viewers' poll with If-None-Match, so an unchanged sheet is a 304 and is left alone;
-   5. the session form: tapping a club player fills the next free seat. */
+   4. the session form: tapping a club player fills the next free seat.
+   The viewers' poll is static/js/poll.js, shared with the toernooi's pages. */
 (function () {
   "use strict";
-
-  // --- 4. The viewers' poll -------------------------------------------------------------
-  document.addEventListener("htmx:configRequest", function (evt) {
-    var elt = evt.detail.elt;
-    if (evt.detail.verb === "get" && elt.dataset && elt.dataset.etag) {
-      evt.detail.headers["If-None-Match"] = elt.dataset.etag;
-    }
-  });
-  document.addEventListener("htmx:beforeSwap", function (evt) {
-    if (evt.detail.xhr && evt.detail.xhr.status === 304) { evt.detail.shouldSwap = false; }
-  });
 
   // --- 1. The outbox -------------------------------------------------------------------
   // IndexedDB in a few lines of our own rather than a vendored wrapper: two stores, an

@@ -1,41 +1,11 @@
-/* The toernooi's pages: the little JavaScript they have.
-   1. A poll marked data-poll-visible asks nothing while the page is hidden (a tablet in a
-      pocket, a background tab). htmx's trigger filter [document.visibilityState === 'visible']
-      would say the same, but htmx evaluates filters as code, which the CSP (no eval) forbids.
-   2. A button with data-print prints the page (the table cards, the prize list).
-   3. A poll that fails (pub wifi) shows the page's [data-stale] notice until one gets through
-      again: what the page shows may be behind, and the organiser should know.
-   4. Tap-tap swap on a drawn series: tap a name, then another, and the swap form (two
+/* The toernooi's pages: the little JavaScript they have besides static/js/poll.js (which
+   pauses the polls of a hidden page, polls at once when it is shown again, and shows the
+   [data-stale] notice while polls fail).
+   1. A button with data-print prints the page (the table cards, the prize list).
+   2. Tap-tap swap on a drawn series: tap a name, then another, and the swap form (two
       selects, which work without this) is sent with those two. */
 (function () {
   "use strict";
-
-  document.addEventListener("htmx:beforeRequest", function (evt) {
-    var elt = evt.detail && evt.detail.elt;
-    if (elt && elt.hasAttribute && elt.hasAttribute("data-poll-visible") &&
-        document.visibilityState !== "visible") {
-      evt.preventDefault();
-    }
-  });
-
-  function stale(on) {
-    document.querySelectorAll("[data-stale]").forEach(function (notice) { notice.hidden = !on; });
-  }
-  ["htmx:sendError", "htmx:timeout", "htmx:responseError"].forEach(function (name) {
-    document.addEventListener(name, function (evt) {
-      var elt = evt.detail && evt.detail.elt;
-      if (elt && elt.hasAttribute && elt.hasAttribute("data-poll-visible")) { stale(true); }
-    });
-  });
-  // Before the swap: the polled element is replaced (outerHTML), and an event on the old one
-  // after that no longer reaches the document.
-  document.addEventListener("htmx:beforeSwap", function (evt) {
-    var elt = evt.detail && evt.detail.elt;
-    var xhr = evt.detail && evt.detail.xhr;
-    if (xhr && xhr.status < 400 && elt && elt.hasAttribute && elt.hasAttribute("data-poll-visible")) {
-      stale(false);
-    }
-  });
 
   document.addEventListener("click", function (evt) {
     var button = evt.target.closest && evt.target.closest("[data-print]");

@@ -1,27 +1,12 @@
-"""Django's PostgreSQL backend, with a health check that costs no round trip, and a cursor
-kept for the hot paths' single statements.
+"""Django's PostgreSQL backend with a health check that costs no round trip, and a cursor kept
+for the hot paths' single statements (``scoring.hotsql``).
 
-With ``CONN_HEALTH_CHECKS`` Django asks a kept connection ``SELECT 1`` before a request's first
-query, so that a connection PostgreSQL has ended (a restart, a failover, an idle timeout,
-``pg_terminate_backend``) is replaced instead of failing the request. That is one round trip
-more on every request that uses the database: half the work of a viewer's 304, which is one
-query (BENCHMARKS.md, "Friday night at scale").
-
-A connection PostgreSQL has ended has something to read while it is idle: the server's
-goodbye, or the end of the stream. So an idle connection whose socket has nothing to read is
-taken as usable without asking; when it has something, or is inside a transaction, Django's
-own ``SELECT 1`` decides, as before. (A server that vanished without a word, its host
-unplugged, is found by neither before the query's own timeout.)
-
-``run`` is for ``scoring.hotsql``: one statement, run as Django's cursor runs it (the health
-check, the connection, the broken-transaction check, Django's exceptions) on a psycopg cursor
-the connection keeps, instead of a new cursor and Django's wrapper for each. A viewer's poll is
-one statement, and those two cost about 40 µs of its CPU, as much as psycopg's own work to send
-it and read the answer (BENCHMARKS.md, "Friday night at scale"). While something watches the
-statements (the query log of ``DEBUG`` and of the tests' query counts, an execute wrapper),
-``run`` goes through Django's cursor as before, so they see every one. ``run_together`` does
-the same for statements sent in one round trip (psycopg's pipeline mode): a tap's lock and
-reads, and its writes.
+Django's ``CONN_HEALTH_CHECKS`` sends ``SELECT 1`` before each request's first query; a
+connection PostgreSQL ended has the server's goodbye to read while idle, so an idle connection
+whose socket is quiet is used without asking (otherwise Django's check decides). Switched off,
+the Friday-night mix costs 24 % more CPU a request (BENCHMARKS.md, "Ablation"). ``run`` and
+``run_together`` (one round trip for a tap's reads, psycopg's pipeline) go through Django's
+cursor while something watches the statements (``DEBUG``'s log, the tests' query counts).
 """
 
 from __future__ import annotations

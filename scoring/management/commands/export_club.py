@@ -4,8 +4,8 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
+from scoring.clubfile import club_to_file
 from scoring.models import Club
-from scoring.sessionfile import club_to_file
 
 
 class Command(BaseCommand):
