@@ -514,6 +514,16 @@ def test_evening_polls_with_etag_and_304(client, public_club, people):
     assert "HX-Request" in changed["Vary"]
 
 
+def test_the_evening_polls_only_while_it_is_looked_at(client, public_club, people):
+    # static/js/poll.js skips the polls of a hidden page and polls at once when it is shown.
+    url = reverse("league_evening", args=[public_club.slug, DAY.isoformat()])
+    page = client.get(url).content.decode()
+    assert "js/poll." in page
+    tables = page.split('id="evening-tables"')[1].split(">")[0]
+    assert "data-poll-visible" in tables
+    assert ", shown" in tables
+
+
 def test_evening_of_a_bad_date_is_not_found(client, public_club):
     assert client.get(f"/club/{public_club.slug}/avond/2026-13-01/").status_code == 404
 
