@@ -13,6 +13,7 @@ from django.utils import timezone
 from scoring import access, services
 from scoring.models import AuditEntry, ClubMembership, Season, Session, SessionResult
 from tests.conftest import make_session, play_rounds, record
+from tests.test_views_tablet import editor_data
 
 HX = {"HTTP_HX_REQUEST": "true"}
 
@@ -156,22 +157,6 @@ def sheet_row(html: str, number: int) -> str:
     )
     assert match, f"no row {number}"
     return match.group(0)
-
-
-def editor_data(session: Session, rows: list[dict], key: str) -> dict:
-    session.refresh_from_db()
-    data = {
-        "version": session.version,
-        "key": key,
-        "events-TOTAL_FORMS": str(len(rows)),
-        "events-INITIAL_FORMS": "0",
-        "events-MIN_NUM_FORMS": "0",
-        "events-MAX_NUM_FORMS": "1000",
-    }
-    for i, row in enumerate(rows):
-        for name, value in row.items():
-            data[f"events-{i}-{name}"] = value
-    return data
 
 
 def test_a_round_corrected_in_the_editor_is_marked_verbeterd_for_tablet_and_viewers(
