@@ -14,6 +14,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from scoring.engine import DEFAULT_RULES, Refusal, resolve_rules
+from scoring.engine.bounds import START_RANGE
 from scoring.forms import BOOLEAN_RULES, PRESET_LABELS, YES, refusal_text, rule_field
 from scoring.models import Club, Season
 
@@ -160,8 +161,9 @@ class GuestForm(forms.Form):
 
 
 class SwapForm(forms.Form):
-    a = forms.IntegerField(label=_("Speler"))
-    b = forms.IntegerField(label=_("wisselt met"))
+    # Player ids, bounded as the URLs' ids are (scoring/urls.py): a 400-digit number is no id.
+    a = forms.IntegerField(label=_("Speler"), min_value=1, max_value=10**18 - 1)
+    b = forms.IntegerField(label=_("wisselt met"), min_value=1, max_value=10**18 - 1)
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
@@ -177,9 +179,9 @@ class PaperTotalsForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.seats = seats
         for player_id, name in seats:
-            # The bounds of a total are the engine's (RULES.md §14): it judges the paper lei.
+            # A paper total becomes the session's start total, bounded by the engine.
             self.fields[f"total_{player_id}"] = forms.IntegerField(
-                label=name, min_value=0, max_value=1_000_000
+                label=name, min_value=0, max_value=START_RANGE[1]
             )
 
     def total_fields(self) -> list[forms.BoundField]:

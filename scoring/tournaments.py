@@ -63,6 +63,7 @@ from django.utils.translation import gettext_lazy, ngettext
 from scoring import draw as drawing
 from scoring import services
 from scoring.engine import Refusal, resolve_rules
+from scoring.engine.bounds import START_RANGE
 from scoring.forms import refusal_text
 from scoring.models import (
     Club,
@@ -793,7 +794,8 @@ def table_enter_totals(
     by_name: dict[str, int] = {}
     for who, total in totals.items():
         name = who.name if isinstance(who, Player) else str(who)
-        if not isinstance(total, int) or isinstance(total, bool) or not 0 <= total <= 10_000:
+        whole = isinstance(total, int) and not isinstance(total, bool)
+        if not whole or not 0 <= total <= START_RANGE[1]:
             raise TournamentError(
                 _("Het totaal van %(player)s moet een heel getal van 0 of meer zijn.")
                 % {"player": name}

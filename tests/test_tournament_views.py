@@ -374,6 +374,19 @@ def test_a_swap_of_a_player_with_themselves_is_refused(org, tournament, members)
     assert state(tournament) == before
 
 
+def test_a_swap_of_a_400_digit_player_is_refused(org, tournament, members):
+    series = drawn(tournament, members)
+    seat = series.seats.first()
+    before = state(tournament)
+    response = org.post(
+        reverse("tournament_series_swap", args=[tournament.pk, 1]),
+        {"a": seat.player_id, "b": "9" * 400},
+        follow=True,
+    )
+    assert response.status_code == 200
+    assert state(tournament) == before
+
+
 def test_a_swap_that_would_seat_a_player_twice_is_refused(org, tournament, members):
     # A player not at any table of the series (checked in after the draw) would sit twice
     # if swapped in beside the drawn seats: the service refuses it.
