@@ -102,8 +102,8 @@ def test_end_first_out_several_at_once_the_highest_total_loses():
 
 def test_end_first_out_a_tie_loses_together():
     result = play([ev("knock", "A"), ev("win", "A")], start={"C": 8, "D": 8}, end="first_out")
-    assert sorted(result.loser) == ["C", "D"]
-    assert result.to_json()["loser"] in (["C", "D"], ["D", "C"])
+    assert result.loser == ["C", "D"]
+    assert result.to_json()["loser"] == ["C", "D"]  # equal totals in seat order (§14)
 
 
 def test_final_order_winner_first_then_latest_out_then_lower_total_first():
@@ -128,8 +128,27 @@ def test_final_order_equal_totals_out_in_the_same_round_share_a_place():
         start={"B": 8, "C": 9, "D": 9},
         armoede=False,
     )
-    assert result.eliminated[2] == "B"
+    assert result.eliminated == ["C", "D", "B"]  # equal totals in seat order (§14)
     assert result.places == {"A": 1, "B": 2, "C": 3, "D": 3}
+
+
+def test_out_in_the_sudden_death_round_with_equal_totals_listed_in_seat_order():
+    # Round 1: everybody out from 9 (A 10, B 11, C 12), so all three play a sudden-death
+    # round. Round 2: B wins; C's -2 penalty brings C level with A at 11.
+    result = play(
+        [
+            ev("penalty", "C", points=1, reason="kaart gezien"),
+            ev("penalty", "A", points=1, reason="kaart gezien"),
+            ev("win", "A"),
+        ],
+        [ev("penalty", "C", points=-2, reason="correctie"), ev("win", "B")],
+        players="ABC",
+        start={"A": 9, "B": 9, "C": 9},
+    )
+    assert result.winner == "B"
+    assert totals(result) == [11, 11, 11]
+    assert result.eliminated == ["A", "C"]  # not the order they were in before the round
+    assert result.to_json()["eliminated"] == ["A", "C"]
 
 
 # --- §11 house rules across rounds ------------------------------------------------------------

@@ -210,10 +210,8 @@ class Game:
             unit = self.unit(player)
             if unit not in going:
                 going.append(unit)
-        crossed = self._five_crosses(play, [u for u in alive if u not in going])
-        # Out in the same round: higher total first (a stable sort keeps the seat order).
-        going.sort(key=lambda u: -self.totals[u])
-        going += crossed
+        going += self._five_crosses(play, [u for u in alive if u not in going])
+        going = self._out_order(going)
         if not going:
             return []
         left = [u for u in alive if u not in going]
@@ -247,8 +245,7 @@ class Game:
         if play.winner is None:  # nobody won (all lose): they play another round
             return []
         winner = self.unit(play.winner)
-        out = [u for u in self.sudden_death or [] if u != winner]
-        out.sort(key=lambda u: -self.totals[u])
+        out = self._out_order([u for u in self.sudden_death or [] if u != winner])
         self._go_out(out, play.number)
         self.sudden_death = None
         self.winner = winner
@@ -273,6 +270,11 @@ class Game:
             if seat in others and self.totals[seat] == lowest:
                 return [seat]
         return []
+
+    def _out_order(self, units: list[str]) -> list[str]:
+        """Out in the same round: higher total first, equal totals in seat order (§14)."""
+        seat = {u: index for index, u in enumerate(self.totals)}
+        return sorted(units, key=lambda u: (-self.totals[u], seat[u]))
 
     def _go_out(self, units: list[str], number: int) -> None:
         for unit in units:
