@@ -94,7 +94,7 @@ def _patch(config: str) -> None:
 
         replays.replay_session = lambda pk, data: replay(data, open_round=True)
     elif config == "keptsheet":
-        from scoring import hotsql
+        from scoring.lei import hotsql
 
         hotsql.keep_sheet = lambda *args, **kwargs: None
     elif config == "escape":
@@ -104,13 +104,13 @@ def _patch(config: str) -> None:
 
         lei._escape = conditional_escape
     elif config == "sharedfields":
-        from scoring.forms import EventForm
+        from scoring.lei.forms import EventForm
 
         EventForm.base_fields = dict(EventForm.base_fields)
     elif config == "ormreads":
         import importlib.util
 
-        from scoring import hotsql
+        # MODULE scoring.lei.hotsql hotsql
 
         spec = importlib.util.spec_from_file_location("orm_reads", HERE / "bench/orm_reads.py")
         orm = importlib.util.module_from_spec(spec)
@@ -119,7 +119,7 @@ def _patch(config: str) -> None:
                      "keep_sheet", "poll"):  # fmt: skip
             setattr(hotsql, name, getattr(orm, name))
     elif config == "standings":
-        from scoring import standings_cache
+        from scoring.league import standings_cache
 
         kept_key = standings_cache.key  # a key no copy has: every request computes the rows
         standings_cache.key = lambda *args, **kwargs: kept_key(*args, **kwargs) + "-not-kept"

@@ -86,8 +86,8 @@ def build(*, rebuild: bool, log: Callable[[str], None]) -> None:
     from django.core.management import call_command
     from django.db import connection, transaction
 
-    from scoring import services
     from scoring.engine.simulate import random_session
+    from scoring.lei import services
     from scoring.models import Club, Player, Season, Session
 
     call_command("migrate", verbosity=0)

@@ -93,8 +93,9 @@ def remove_tables(log) -> None:
 
 def make_tables(count: int, log) -> list[dict[str, Any]]:
     """``count`` running sessions of the bench club, each ``PLAYED_ROUNDS`` rounds in."""
-    from scoring import access, services
+    from scoring import access
     from scoring.engine.simulate import random_session
+    from scoring.lei import services
     from scoring.models import Club, Player
 
     club = Club.objects.get(slug=league.CLUB)

@@ -1,6 +1,6 @@
 """The reads of a tap and of a viewer's poll written with the ORM: what ``bench/ablation.py``
-puts in place of ``scoring/hotsql.py`` (its ``ormreads``) to measure what the hand-written
-statements save. Same answers as ``scoring.hotsql``'s functions of the same names.
+puts in place of ``scoring/lei/hotsql.py`` (its ``ormreads``) to measure what the hand-written
+statements save. Same answers as ``scoring.lei.hotsql``'s functions of the same names.
 """
 
 from __future__ import annotations

@@ -26,14 +26,14 @@ sys.path.insert(0, str(ROOT))
 from bench.report import machine, write_section  # noqa: E402
 
 TESTS = [
-    "tests/test_fuzz_import.py",
-    "tests/test_fuzz_tablet.py",
-    "tests/test_fuzz_forms.py",
-    "tests/test_permissions_matrix.py",
-    "tests/test_restart.py",
-    "tests/test_security_backup.py",
-    "tests/test_security_headers.py",
-    "tests/test_hostile_input.py",
+    "tests/lei/test_fuzz_import.py",
+    "tests/lei/test_fuzz_tablet.py",
+    "tests/clubs/test_fuzz_forms.py",
+    "tests/site/test_permissions_matrix.py",
+    "tests/lei/test_restart.py",
+    "tests/clubs/test_security_backup.py",
+    "tests/site/test_security_headers.py",
+    "tests/site/test_hostile_input.py",
 ]
 
 
@@ -109,7 +109,7 @@ def body(totals: dict[str, dict[str, int]], seconds: float) -> str:
             "hostile input: every tablet, set-up, league, admin and login field and URL id its "
             "extremes (huge, negative, 400 digits, NaN, non-UTF-8, formula text, HTML), and "
             "`import_session` files with extreme numbers, names, bytes, depth and size "
-            "(`tests/test_hostile_input.py`)",
+            "(`tests/site/test_hostile_input.py`)",
             f"{hostile['requests']} requests, {hostile['files']} files",
             f"**{hostile['server_errors']} 5xx**; largest answer "
             f"{hostile['max_answer_bytes'] / 1024:.0f} KB (limit 200 KB); slowest "

@@ -4,7 +4,8 @@ Run with `make bench-tournament` (or `python bench/tournament.py [--database-url
 [--seeds N] [--write FILE]`).
 
 1. Draw quality (pure Python, no database): for 36 players over 4 series at tables of 4, per
-   seed, the pairs that meet more than once with our draw (``scoring.draw.draw_tables``, each
+   seed, the pairs that meet more than once with our draw
+   (``scoring.toernooi.draw.draw_tables``, each
    series drawn knowing the ones before) against a draw by lot alone (``random_draw``, as on
    paper); the mean and the maximum over ``--seeds`` seeds, and the time a draw takes. Also
    for 13 players (tables 5+4+4: repeats cannot all be avoided; a twentieth of the seeds, as
@@ -33,7 +34,7 @@ DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/toepen_bench"
 
 
 def draw_quality(players: int, series: int, seeds: int) -> dict[str, float]:
-    from scoring.draw import draw_tables, meetings, random_draw, repeat_pairs
+    from scoring.toernooi.draw import draw_tables, meetings, random_draw, repeat_pairs
 
     ours: list[int] = []
     by_lot: list[int] = []
@@ -86,9 +87,10 @@ def standings_cost(runs: int) -> dict[str, float]:
     from django.db import connection, transaction
     from django.test.utils import CaptureQueriesContext
 
-    from scoring import tournaments
     from scoring.management.commands.simulate_tournament import play_tournament, player_names
     from scoring.models import Club
+    from scoring.toernooi import selectors as tournament_selectors
+    from scoring.toernooi import services as tournaments
 
     call_command("migrate", verbosity=0)
     figures: dict[str, float] = {}
@@ -107,16 +109,16 @@ def standings_cost(runs: int) -> dict[str, float]:
             play_tournament(tournament, random.Random(100))
             figures["build_s"] = time.perf_counter() - start
             for _ in range(3):  # warm-up
-                tournaments.tournament_standings(tournament)
+                tournament_selectors.tournament_standings(tournament)
             with CaptureQueriesContext(connection) as queries:
-                standings = tournaments.tournament_standings(tournament)
+                standings = tournament_selectors.tournament_standings(tournament)
             figures["queries"] = len(queries.captured_queries)
             figures["rows"] = len(standings.rows)
             figures["results"] = sum(r.series_played for r in standings.rows)
             times: list[float] = []
             for _ in range(runs):
                 start = time.perf_counter()
-                tournaments.tournament_standings(tournament)
+                tournament_selectors.tournament_standings(tournament)
                 times.append(time.perf_counter() - start)
             times.sort()
             figures["median_ms"] = 1000 * statistics.median(times)
@@ -157,7 +159,8 @@ def main() -> None:
         f"Machine: {machine()}; {elapsed:.0f} s in all.",
         "",
         "Draw quality: pairs of players that meet more than once over the whole tournament, per"
-        " seed, with our draw (`scoring/draw.py`: each series drawn knowing the ones before) and"
+        " seed, with our draw (`scoring/toernooi/draw.py`: each series drawn knowing the ones"
+        " before) and"
         " with a draw by lot alone (as on paper).",
         "",
         "| tournament | seeds | our draw: mean | max | seeds with 0 | by lot: mean | max |"
@@ -186,7 +189,8 @@ def main() -> None:
         f"| standings, 100 players, 6 series | {cost['median_ms']:.1f} | {cost['p95_ms']:.1f} |"
         f" {cost['queries']:.0f} |",
         "",
-        "The query count is the same for 12 and 100 players (`tests/test_tournament_services.py`).",
+        "The query count is the same for 12 and 100 players"
+        " (`tests/toernooi/test_tournament_services.py`).",
         "",
         "Reproduce: `make bench-tournament` (writes this section; the database is"
         " `BENCH_DATABASE_URL`, left as it was).",

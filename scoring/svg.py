@@ -20,6 +20,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
+import segno
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
@@ -467,3 +468,8 @@ def _sampled(totals: Sequence[int]) -> list[tuple[int, int]]:
 def _join(parts: Iterable[str]) -> SafeString:
     """Join pieces that were each built with format_html (so each is already escaped)."""
     return mark_safe("".join(parts))  # noqa: S308
+
+
+def qr_svg(url: str, label: str) -> str:
+    code = segno.make(url, error="m")
+    return code.svg_inline(scale=4, border=2, dark="#17201d", light="#ffffff", title=label)

@@ -1,7 +1,11 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path, register_converter
 
-from scoring import league_views, tournament_views, views
+from scoring.league import archive_views, exports
+from scoring.league import views as league_views
+from scoring.lei import start_views, viewer_views, views
+from scoring.toernooi import room_views, table_views
+from scoring.toernooi import views as tournament_views
 
 
 class IdConverter:
@@ -23,9 +27,9 @@ register_converter(IdConverter, "id")
 urlpatterns = [
     # The viewers' poll first: every phone and TV asks it every few seconds, and URLs are
     # tried in this order.
-    path("kijk/<str:signed>/", views.viewer, name="viewer"),
+    path("kijk/<str:signed>/", viewer_views.viewer, name="viewer"),
     # Home
-    path("", views.home, name="home"),
+    path("", league_views.home, name="home"),
     # Logging in and out (club members)
     path(
         "inloggen/",
@@ -34,8 +38,8 @@ urlpatterns = [
     ),
     path("uitloggen/", auth_views.LogoutView.as_view(), name="logout"),
     # Starting a session
-    path("sessies/nieuw/", views.session_new, name="session_new"),
-    path("sessies/nieuw/spelers/", views.player_search, name="player_search"),
+    path("sessies/nieuw/", start_views.session_new, name="session_new"),
+    path("sessies/nieuw/spelers/", start_views.player_search, name="player_search"),
     # The tablet: the round panel and the sheet, one POST per tap
     path("lei-sw.js", views.service_worker, name="service_worker"),  # scope: the whole site
     path("sessies/<id:pk>/", views.tablet, name="tablet"),
@@ -87,27 +91,27 @@ urlpatterns = [
     ),
     path(
         "toernooi/<id:pk>/serie/<id:number>/tafelkaarten/",
-        tournament_views.table_cards,
+        table_views.table_cards,
         name="tournament_table_cards",
     ),
     path(
         "toernooi/<id:pk>/serie/<id:number>/tafel/<id:table>/papier/",
-        tournament_views.table_paper,
+        table_views.table_paper,
         name="tournament_table_paper",
     ),
     path(
         "toernooi/<id:pk>/serie/<id:number>/tafel/<id:table>/einde/",
-        tournament_views.table_finish,
+        table_views.table_finish,
         name="tournament_table_finish",
     ),
-    path("toernooi/<id:pk>/finaletafel/", tournament_views.final_table, name="tournament_final"),
-    path("toernooi/<id:pk>/prijzen/", tournament_views.prize_list, name="tournament_prizes"),
+    path("toernooi/<id:pk>/finaletafel/", table_views.final_table, name="tournament_final"),
+    path("toernooi/<id:pk>/prijzen/", table_views.prize_list, name="tournament_prizes"),
     path(
         "club/<slug:slug>/toernooi/<id:pk>/",
-        tournament_views.standings_page,
+        room_views.standings_page,
         name="tournament_standings",
     ),
-    path("club/<slug:slug>/toernooi/<id:pk>/tv/", tournament_views.tv_page, name="tournament_tv"),
+    path("club/<slug:slug>/toernooi/<id:pk>/tv/", room_views.tv_page, name="tournament_tv"),
     # The league: a club's seasons and standings, players, the archive, the evening on the TV
     path("club/<slug:slug>/", league_views.club_home, name="league_club"),
     path(
@@ -117,26 +121,26 @@ urlpatterns = [
     ),
     path(
         "club/<slug:slug>/seizoen/<id:season_id>/stand.csv",
-        league_views.season_standings_csv,
+        exports.season_standings_csv,
         name="league_season_csv",
     ),
     path(
         "club/<slug:slug>/seizoen/<id:season_id>/rondes.csv",
-        league_views.season_rounds_csv,
+        exports.season_rounds_csv,
         name="league_season_rounds_csv",
     ),
     path("club/<slug:slug>/speler/<id:player_id>/", league_views.player_page, name="league_player"),
-    path("club/<slug:slug>/archief/", league_views.archive, name="league_archive"),
+    path("club/<slug:slug>/archief/", archive_views.archive, name="league_archive"),
     path(
         "club/<slug:slug>/archief/<id:session_id>/",
-        league_views.session_page,
+        archive_views.session_page,
         name="league_session",
     ),
     path(
         "club/<slug:slug>/archief/<id:session_id>/toepen.json",
-        league_views.session_export,
+        exports.session_export,
         name="league_session_export",
     ),
-    path("club/<slug:slug>/avond/", league_views.evening_today, name="league_evening_today"),
-    path("club/<slug:slug>/avond/<str:day>/", league_views.evening, name="league_evening"),
+    path("club/<slug:slug>/avond/", archive_views.evening_today, name="league_evening_today"),
+    path("club/<slug:slug>/avond/<str:day>/", archive_views.evening, name="league_evening"),
 ]

@@ -67,11 +67,11 @@ MIDDLEWARE = [
     "toepen_site.middleware.ContentSecurityPolicyMiddleware",
     # A tablet URL refuses a body larger than any tap with 413, before anything reads it.
     "toepen_site.middleware.TapBodyLimitMiddleware",
-    # The viewers' poll, when it needs no drawing, is answered here (scoring/middleware.py).
-    "scoring.middleware.ViewerPollMiddleware",
+    # The viewers' poll, when it needs no drawing, is answered here (scoring/lei/middleware.py).
+    "scoring.lei.middleware.ViewerPollMiddleware",
     # gzip for the app's answers (not static files: whitenoise has them precompressed), minding
-    # BREACH: scoring/compression.py says how.
-    "scoring.compression.GZipMiddleware",
+    # BREACH: scoring/lei/compression.py says how.
+    "scoring.lei.compression.GZipMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -133,7 +133,7 @@ if DATABASES["default"]["ENGINE"] == "toepen_site.postgresql" and envbool(
     )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Caches live in the database, as sessions do (DESIGN.md decision 4): the season standings'
-# rows (scoring/standings_cache.py). Its table is made by scoring's migrations.
+# rows (scoring/league/standings_cache.py). Its table is made by scoring's migrations.
 CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.db.DatabaseCache",

@@ -39,7 +39,7 @@ Why the database's ``integer`` columns (-2,147,483,648 … 2,147,483,647) cannot
   winning bid, at most 10⁷ cents);
 - a round's penalty points are at most 500 events x 100 = 50,000 either way.
 
-``tests/test_bounds.py`` stores sessions at these extremes on PostgreSQL with server-side
+``tests/site/test_bounds.py`` stores sessions at these extremes on PostgreSQL with server-side
 binding and checks that what is stored equals a replay.
 """
 

@@ -927,7 +927,7 @@ class Checkpoint:
     A replay resumes only when its own header and first rounds have exactly that text (and are
     equal as values, so that a key ``1`` is not taken for ``"1"``). Anything else, an earlier
     round corrected or another session, replays from the start. Either way the result is the
-    same, which ``tests/test_engine_resume.py`` checks on random sessions. A checkpoint never
+    same, which ``tests/engine/test_engine_resume.py`` checks on random sessions. A checkpoint never
     changes once it is made, so one may serve any number of replays.
     """
 

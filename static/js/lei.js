@@ -2,12 +2,12 @@
    1. the tablet's outbox: every tap goes into an ordered outbox kept in IndexedDB, which
       survives a reload, a crashed tab and a browser restart, and is sent strictly in order,
       each with its own idempotency key and the version it expects (the version after the tap
-      before it: every recorded write adds one, see scoring/services.py). Offline the scorer
+      before it: every recorded write adds one, see scoring/lei/services.py). Offline the scorer
       keeps tapping; the server judges each tap when it arrives, and a refusal stops the
       outbox at that tap until the scorer decides;
    2. a round-ending tap's result shown for a moment, with the next round's buttons taking
       taps only after it, so a double tap records once;
-   3. the service worker (scoring/views.py, service_worker) that keeps the tablet page for a
+   3. the service worker (scoring/lei/views.py, service_worker) that keeps the tablet page for a
       reload without wifi;
    4. the session form: tapping a club player fills the next free seat.
    The viewers' poll is static/js/poll.js, shared with the toernooi's pages. */

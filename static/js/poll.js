@@ -6,7 +6,7 @@
       [document.visibilityState === 'visible'] would do the first half, but htmx evaluates
       filters as code, which the CSP (script-src 'self', no eval) forbids.
    2. A polled element with data-etag sends it as If-None-Match, and a 304 leaves the page as it
-      is: an unchanged sheet costs the server one query and no drawing (scoring/views.py).
+      is: an unchanged sheet costs the server one query and no drawing (scoring/lei/views.py).
    3. A poll that fails (pub wifi) shows the page's [data-stale] notice until one gets through
       again: what the page shows may be behind, and whoever watches it should know. */
 (function () {

@@ -7,7 +7,7 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
 
-from scoring import services
+from scoring.lei import services
 from scoring.models import Club, Session
 from tests.conftest import record
 

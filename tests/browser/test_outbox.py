@@ -336,7 +336,7 @@ def test_the_meer_forms_work_offline_too(tablet, context, live_server):
 
 
 def test_a_revoked_link_leaves_no_copy_of_the_tablet_page(tablet, live_server):
-    from scoring import services
+    from scoring.lei import services
 
     session = make_table()
     open_tablet(tablet, live_server.url, session)

@@ -18,7 +18,8 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from scoring import access, services
+from scoring import access
+from scoring.lei import services
 from scoring.models import Club, ClubMembership, Season, Session
 from tests.browser.conftest import console_errors
 from tests.conftest import record

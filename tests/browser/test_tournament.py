@@ -18,8 +18,10 @@ import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
-from scoring import services, tournaments
+from scoring.lei import services
 from scoring.models import Club, ClubMembership, Player, Session, Tournament
+from scoring.toernooi import results as tournament_results
+from scoring.toernooi import services as tournaments
 from tests.browser.conftest import console_errors
 from tests.conftest import new_key
 
@@ -219,7 +221,7 @@ def test_the_tv_shows_40_players_without_scrolling_and_turns_pages_beyond(
     tournaments.series_start(series=series)
     for table in series.tables.all():
         play_out(table.session)
-    tournaments.series_finish(series=series)
+    tournament_results.series_finish(series=series)
     tournaments.series_draw(tournament=tournament, expected_number=2, seed=5)
 
     context = browser.new_context(viewport=TV, locale="nl-NL")
@@ -250,7 +252,7 @@ def test_the_tv_shows_40_players_without_scrolling_and_turns_pages_beyond(
     tournaments.series_start(series=second)
     for table in second.tables.all():
         play_out(table.session)
-    tournaments.series_finish(series=second)
+    tournament_results.series_finish(series=second)
     tv.goto(url)
     expect(tv.locator(".tv-standings tbody tr")).to_have_count(40)
     assert fits_without_scrolling(tv)

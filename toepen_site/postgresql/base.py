@@ -1,5 +1,5 @@
 """Django's PostgreSQL backend with a health check that costs no round trip, and a cursor kept
-for the hot paths' single statements (``scoring.hotsql``).
+for the hot paths' single statements (``scoring.lei.hotsql``).
 
 Django's ``CONN_HEALTH_CHECKS`` sends ``SELECT 1`` before each request's first query; a
 connection PostgreSQL ended has the server's goodbye to read while idle, so an idle connection

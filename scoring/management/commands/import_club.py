@@ -2,9 +2,10 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from scoring import services
+from scoring import writes
+from scoring.clubs import clubfile_import
 from scoring.engine import Refusal
-from scoring.sessionfile import MAX_CLUB_BYTES, SessionFileError, load_json, read_text
+from scoring.lei.sessionfile import MAX_CLUB_BYTES, SessionFileError, load_json, read_text
 
 
 class Command(BaseCommand):
@@ -18,8 +19,8 @@ class Command(BaseCommand):
         try:
             text = read_text(file, limit=MAX_CLUB_BYTES, what="club export")
             data = load_json(text, what="club export")
-            imported = services.club_import(data=data, slug=club)
-        except (OSError, SessionFileError, services.ServiceError) as error:
+            imported = clubfile_import.club_import(data=data, slug=club)
+        except (OSError, SessionFileError, writes.ServiceError) as error:
             raise CommandError(str(error)) from None
         except Refusal as refusal:
             raise CommandError(str(refusal)) from None

@@ -3,10 +3,11 @@
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from scoring import services
+from scoring import writes
 from scoring.engine import Refusal
+from scoring.lei import services
+from scoring.lei.sessionfile import MAX_SESSION_BYTES, SessionFileError, load_json, read_text
 from scoring.models import Club, Season
-from scoring.sessionfile import MAX_SESSION_BYTES, SessionFileError, load_json, read_text
 
 
 class Command(BaseCommand):
@@ -34,6 +35,6 @@ class Command(BaseCommand):
                 session = services.session_import(club=the_club, data=data, season=the_season)
         except Refusal as refusal:
             raise CommandError(str(refusal)) from None
-        except services.ServiceError as error:
+        except writes.ServiceError as error:
             raise CommandError(str(error)) from None
         self.stdout.write(str(session.pk))

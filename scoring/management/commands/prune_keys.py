@@ -13,7 +13,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from scoring import services
+from scoring.lei import services
 
 
 class Command(BaseCommand):

@@ -18,7 +18,13 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from scoring.engine import Refusal, Result, replay
-from scoring.sessionfile import MAX_DEPTH, MAX_SESSION_BYTES, SessionFileError, read_text, too_deep
+from scoring.lei.sessionfile import (
+    MAX_DEPTH,
+    MAX_SESSION_BYTES,
+    SessionFileError,
+    read_text,
+    too_deep,
+)
 
 
 class Command(BaseCommand):

@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
-from scoring import services
+from scoring.lei import services
 from scoring.models import Club, ClubMembership, Player, Season, Session
 
 SLUG = "de-gouden-boer"
@@ -39,7 +39,7 @@ class Command(BaseCommand):
             beheer = User.objects.create_user("beheer", password="beheer")  # noqa: S106
             self.stdout.write("Created the user beheer (password beheer), admin of the club.")
         # A club admin is a staff user with an admin membership, and nothing more: the admin
-        # takes every right from that membership (scoring/admin.py), no Django permissions.
+        # takes every right from that membership (scoring/clubs/admin.py), no Django permissions.
         if not beheer.is_staff:
             beheer.is_staff = True
             beheer.save(update_fields=["is_staff"])

@@ -1,6 +1,6 @@
 """manage.py simulate_tournament --players N --series K [--seed S] [--json]
 
-Plays a whole toernooi through the services (``scoring.tournaments``): check-in, the draw of
+Plays a whole toernooi through the services (``scoring.toernooi.services``): check-in, the draw of
 every series, each table's game as random but legal rounds from the engine's simulator
 (entered as a paper lei, so the engine checks every one), the standings, the final table and
 the prize list. For an organiser to preview the draw, and for tests.
@@ -19,10 +19,12 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from scoring import tournaments
-from scoring.draw import repeat_pairs
 from scoring.engine.simulate import random_session
 from scoring.models import Club, Series, Tournament, TournamentTable
+from scoring.toernooi import results as tournament_results
+from scoring.toernooi import selectors as tournament_selectors
+from scoring.toernooi import services as tournaments
+from scoring.toernooi.draw import repeat_pairs
 
 NAMES = [
     "Anne",
@@ -94,14 +96,14 @@ def play_table(table: TournamentTable, rng: random.Random) -> None:
         rules=session.rules,
         dealer=session.first_dealer or None,
     )
-    tournaments.table_enter_rounds(table=table, rounds=data["rounds"])
+    tournament_results.table_enter_rounds(table=table, rounds=data["rounds"])
 
 
 def play_series(series: Series, rng: random.Random) -> None:
     tournaments.series_start(series=series)
     for table in series.tables.select_related("series__tournament", "session"):
         play_table(table, rng)
-    tournaments.series_finish(series=series)
+    tournament_results.series_finish(series=series)
 
 
 def play_tournament(tournament: Tournament, rng: random.Random) -> None:
@@ -112,10 +114,12 @@ def play_tournament(tournament: Tournament, rng: random.Random) -> None:
         )
         play_series(series, rng)
     if tournament.final_table:
-        final = tournaments.final_table_create(tournament=tournament, seed=rng.randrange(2**31))
+        final = tournament_results.final_table_create(
+            tournament=tournament, seed=rng.randrange(2**31)
+        )
         for table in final.tables.select_related("series__tournament", "session"):
             play_table(table, rng)
-        tournaments.series_finish(series=final)
+        tournament_results.series_finish(series=final)
 
 
 def report(tournament: Tournament) -> dict[str, Any]:
@@ -133,7 +137,7 @@ def report(tournament: Tournament) -> dict[str, Any]:
             continue
         seatings.append(tables)
         regular.append({"number": series.number, "tables": tables})
-    standings = tournaments.tournament_standings(tournament)
+    standings = tournament_selectors.tournament_standings(tournament)
     return {
         "series": regular,
         "repeat_pairs": [list(p) for p in repeat_pairs(seatings)],

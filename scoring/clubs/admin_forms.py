@@ -1,0 +1,128 @@
+"""Forms of the club admin: people by username, a club's house rules, a season's ranking, and
+merging two players."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib.auth import get_user_model
+from django.utils.translation import gettext_lazy as _
+
+from scoring.engine import Refusal, resolve_rules
+from scoring.engine.bounds import MAX_EVENTS
+from scoring.league.standings import InvalidRanking, Ranking
+from scoring.lei.admin_forms import BaseEventFormSet, EventForm, refusal_message
+from scoring.models import Club, ClubMembership, Player, Season
+
+
+class UsernameField(forms.ModelChoiceField):
+    """A user typed by their exact username, so the form never lists every account."""
+
+    widget = forms.TextInput
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("queryset", get_user_model().objects.filter(is_active=True))
+        kwargs.setdefault("to_field_name", get_user_model().USERNAME_FIELD)
+        kwargs.setdefault(
+            "error_messages", {"invalid_choice": _("There is no active user with that username.")}
+        )
+        super().__init__(**kwargs)
+
+
+class _UsernameInitialMixin:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        user = getattr(self.instance, "user", None) if self.instance.user_id else None
+        if user is not None and "user" in self.fields:
+            self.initial["user"] = user.get_username()
+
+
+class ClubMembershipForm(_UsernameInitialMixin, forms.ModelForm):
+    user = UsernameField(label=_("username"))
+
+    class Meta:
+        model = ClubMembership
+        fields = ["user", "club", "role"]
+
+    def _post_clean(self) -> None:
+        # A row of the club's page that nobody changed is not saved, and it was checked when
+        # it was: asking the database for its constraints again cost two queries per member.
+        if self.instance.pk and not self.has_changed():
+            return
+        super()._post_clean()
+
+
+class PlayerForm(_UsernameInitialMixin, forms.ModelForm):
+    user = UsernameField(
+        label=_("username"),
+        required=False,
+        help_text=_("The account of this player, if they have one (optional)."),
+    )
+
+    class Meta:
+        model = Player
+        fields = ["club", "name", "is_guest", "public_initials", "user"]
+
+
+class ClubForm(forms.ModelForm):
+    """A club's house rules are checked by the engine before they are saved, so that the next
+    session of the club does not start on rules that contradict themselves."""
+
+    class Meta:
+        model = Club
+        fields = ["name", "slug", "preset", "rules", "standings_public"]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        preset = data.get("preset", self.instance.preset)
+        rules = data.get("rules", self.instance.rules)
+        try:
+            resolve_rules(preset, rules or {})
+        except Refusal as refusal:
+            raise forms.ValidationError(refusal_message(refusal)) from None
+        return data
+
+
+class SeasonForm(forms.ModelForm):
+    """A season's ranking is read by the one code that ranks the standings
+    (``standings.Ranking.parse``), so what it cannot read is a form error, never a page that
+    breaks later."""
+
+    class Meta:
+        model = Season
+        fields = ["club", "name", "starts_on", "ends_on", "ranking"]
+
+    def clean_ranking(self) -> Any:
+        ranking = self.cleaned_data.get("ranking")
+        try:
+            Ranking.parse(ranking)
+        except InvalidRanking as problem:
+            raise forms.ValidationError(str(problem)) from None
+        return ranking
+
+
+class MergeForm(forms.Form):
+    keep = forms.ModelChoiceField(
+        queryset=Player.objects.none(),
+        widget=forms.RadioSelect,
+        label=_("Keep"),
+        empty_label=None,
+    )
+
+    def __init__(self, *args: Any, players: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["keep"].queryset = players
+
+
+# A round holds at most MAX_EVENTS events; a posted TOTAL_FORMS beyond that is refused before
+# that many forms are built.
+EventFormSet = forms.formset_factory(
+    EventForm,
+    formset=BaseEventFormSet,
+    extra=2,
+    can_order=True,
+    can_delete=True,
+    max_num=MAX_EVENTS,
+    absolute_max=MAX_EVENTS,
+)

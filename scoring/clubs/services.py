@@ -1,0 +1,212 @@
+"""The writes of a club's people: finding or adding players by name, merging two players into
+one and renaming one, in every session and tournament they played."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.db.models import QuerySet, Value
+from django.db.models.functions import Lower
+from django.utils import timezone
+
+from scoring.lei.sessionfile import (
+    rename_players,
+    rename_round,
+)
+from scoring.models import (
+    AuditEntry,
+    Club,
+    Player,
+    Round,
+    RoundScore,
+    Seat,
+    Session,
+    SessionResult,
+    TableSeat,
+    Tournament,
+    TournamentEntry,
+    TournamentTable,
+)
+from scoring.writes import ServiceError, actor_of
+
+Action = AuditEntry.Action
+
+
+class PlayerNameClash(ServiceError):
+    """Two names of one session that are the same ignoring case, or a player of another club."""
+
+
+class MergeRefused(ServiceError):
+    pass
+
+
+def club_players(club: Club, names: Sequence[str | Player]) -> dict[str, Player]:
+    """Map each name (or Player) to the club's player of that name ignoring case, creating
+    the unknown ones as guests. Keys are the names as given."""
+    given = [n.name if isinstance(n, Player) else n for n in names]
+    if not all(isinstance(n, str) and n.strip() for n in given):
+        raise PlayerNameClash("every player needs a name")
+    longest = Player._meta.get_field("name").max_length
+    for n in given:
+        if len(n.strip()) > longest:
+            raise PlayerNameClash(f"{n[:20]}… is a name longer than {longest} characters")
+        if "\x00" in n:
+            raise PlayerNameClash("a name cannot hold a NUL character")
+    folded = [n.casefold() for n in given]
+    if len(set(folded)) != len(folded):
+        twice = next(n for n in given if folded.count(n.casefold()) > 1)
+        raise PlayerNameClash(f"{twice} is named twice (names are the same ignoring case)")
+    for player in names:
+        if isinstance(player, Player) and player.club_id != club.pk:
+            raise PlayerNameClash(f"{player.name} is a player of another club")
+    found = {
+        p.name.casefold(): p
+        for p in Player.objects.filter(club=club)
+        .annotate(lower_name=Lower("name"))
+        # Lowered by the database, as its unique index does (SQLite folds ASCII letters only).
+        .filter(lower_name__in=[Lower(Value(n)) for n in given])
+    }
+    players: dict[str, Player] = {}
+    for name in given:
+        player = found.get(name.casefold())
+        if player is None:
+            player = _guest(club, name)
+        players[name] = player
+    return players
+
+
+def _guest(club: Club, name: str) -> Player:
+    name = name.strip()
+    try:
+        with transaction.atomic():
+            return Player.objects.create(club=club, name=name, is_guest=True)
+    except IntegrityError:  # someone else sat the same new guest down a moment ago
+        return Player.objects.annotate(lower_name=Lower("name")).get(
+            club=club, lower_name=Lower(Value(name))
+        )
+
+
+def player_merge(*, keep: Player, remove: Player, actor: Any = None) -> Player:
+    """Make ``remove`` (say, a guest typed twice) the same person as ``keep``.
+
+    Every seat, round score and session result of ``remove`` becomes ``keep``'s, and the events
+    of those sessions name ``keep``; then ``remove`` is deleted. Refused when both sat in one
+    session: the sheet cannot have the same person twice.
+    """
+    actor = actor_of(actor)
+    if keep.pk == remove.pk:
+        raise MergeRefused("a player cannot be merged with themselves")
+    if keep.club_id != remove.club_id:
+        raise MergeRefused(f"{keep.name} and {remove.name} play in different clubs")
+    with transaction.atomic():
+        session_ids = list(Seat.objects.filter(player=remove).values_list("session_id", flat=True))
+        sessions = Session.objects.select_for_update().filter(pk__in=session_ids)
+        shared = Seat.objects.filter(player=keep, session_id__in=session_ids)
+        if shared.exists():
+            raise MergeRefused(
+                f"{keep.name} and {remove.name} both sat in session {shared.first().session_id}"
+            )
+        _rename_in_sessions(sessions, {remove.name: keep.name})
+        Seat.objects.filter(player=remove).update(player=keep)
+        RoundScore.objects.filter(player=remove).update(player=keep)
+        SessionResult.objects.filter(player=remove).update(player=keep)
+        if keep.user_id is None and remove.user_id is not None:
+            keep.user_id = remove.user_id
+            remove.user_id = None
+            remove.save(update_fields=["user"])
+            keep.save(update_fields=["user"])
+        if not remove.is_guest and keep.is_guest:
+            keep.is_guest = False
+            keep.save(update_fields=["is_guest"])
+        # A toernooi's entries and seats name players too (and keep them from being deleted).
+        # REMOVED-SELF-IMPORT
+
+        merge_players_in_tournaments(keep=keep, remove=remove)
+        AuditEntry.objects.create(
+            club_id=keep.club_id,
+            user=actor.user,
+            by_scorer_token=actor.scorer_token,
+            action=Action.MERGE,
+            before={"keep": keep.name, "remove": remove.name},
+            after={"keep": keep.name, "sessions": session_ids},
+        )
+        remove.delete()
+    return keep
+
+
+def player_rename(*, player: Player, name: str, actor: Any = None) -> Player:
+    """Give a player another name, also in the events of every session they sat in (a name
+    is how a session's events point at a player, so it cannot change in one place only)."""
+    actor = actor_of(actor)
+    name = name.strip()
+    if not name:
+        raise PlayerNameClash("every player needs a name")
+    with transaction.atomic():
+        clash = (
+            Player.objects.annotate(lower_name=Lower("name"))
+            .filter(club_id=player.club_id, lower_name=Lower(Value(name)))
+            .exclude(pk=player.pk)
+        )
+        if clash.exists():
+            raise PlayerNameClash(f"the club has a player called {name} already")
+        old = player.name
+        sessions = Session.objects.select_for_update().filter(seats__player=player)
+        _rename_in_sessions(sessions, {old: name})
+        player.name = name
+        player.save(update_fields=["name"])
+        AuditEntry.objects.create(
+            club_id=player.club_id,
+            user=actor.user,
+            by_scorer_token=actor.scorer_token,
+            action=Action.RENAME,
+            before={"name": old},
+            after={"name": name},
+        )
+    return player
+
+
+def _rename_in_sessions(sessions: QuerySet[Session], names: Mapping[str, str]) -> None:
+    """Rewrite player names in the locked ``sessions``: header, rounds; bump their versions."""
+    sessions = list(sessions.order_by("pk"))
+    now = timezone.now()
+    for session in sessions:
+        header = rename_players(
+            {
+                "start": session.start,
+                "teams": session.teams or {},
+                "dealer": session.first_dealer,
+            },
+            names,
+        )
+        session.start = header["start"]
+        session.teams = header["teams"] or None
+        session.first_dealer = header["dealer"]
+        session.version += 1
+        session.updated_at = now
+    rounds = list(Round.objects.filter(session__in=[s.pk for s in sessions]))
+    for round_ in rounds:
+        renamed = rename_round(
+            {"events": round_.events, "absent": round_.absent, "join": round_.join}, names
+        )
+        round_.events, round_.absent, round_.join = (
+            renamed["events"],
+            renamed["absent"],
+            renamed["join"],
+        )
+    Session.objects.bulk_update(
+        sessions, ["start", "teams", "first_dealer", "version", "updated_at"]
+    )
+    Round.objects.bulk_update(rounds, ["events", "absent", "join"])
+
+
+def merge_players_in_tournaments(*, keep: Player, remove: Player) -> None:
+    """For ``player_merge``: ``remove``'s check-ins, seats and first deals become
+    ``keep``'s. Refused when both are in one tournament (they sat there as two people)."""
+    both = Tournament.objects.filter(entries__player=keep).filter(entries__player=remove).first()
+    if both is not None:
+        raise MergeRefused(f"{keep.name} and {remove.name} both play in the tournament {both.name}")
+    TournamentEntry.objects.filter(player=remove).update(player=keep)
+    TableSeat.objects.filter(player=remove).update(player=keep)
+    TournamentTable.objects.filter(dealer=remove).update(dealer=keep)

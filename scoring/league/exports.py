@@ -1,0 +1,196 @@
+"""What a club takes home: the standings and the rounds of a season as CSV (cells that a
+spreadsheet would run as formulas are defused), and one session as its ``toepen/1`` file with
+public names."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterable
+from decimal import Decimal
+from typing import TYPE_CHECKING
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404
+from django.views.decorators.http import require_GET
+
+from scoring.league import standings
+from scoring.lei.sessionfile import public_file
+from scoring.models import (
+    RoundScore,
+    Seat,
+    Session,
+)
+
+if TYPE_CHECKING:
+    pass
+from scoring.access import club_viewer
+from scoring.http import private_response
+from scoring.league.views import season_of
+
+# A spreadsheet runs a cell that starts with one of these as a formula (OWASP, "CSV
+# injection"): a player named "=HYPERLINK(…)" must open as the text it is.
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: object) -> object:
+    """``value`` as a CSV cell that no spreadsheet runs: text that could start a formula gets a
+    leading single quote; numbers (ints and Decimals, a negative total too) stay numbers."""
+    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+class _SafeCsvWriter:
+    """``csv.writer`` whose every text cell goes through ``csv_cell``."""
+
+    def __init__(self, response: HttpResponse) -> None:
+        self._writer = csv.writer(response)
+
+    def writerow(self, row: Iterable[object]) -> None:
+        self._writer.writerow([csv_cell(value) for value in row])
+
+
+def _csv_response(filename: str) -> tuple[HttpResponse, _SafeCsvWriter]:
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return private_response(response), _SafeCsvWriter(response)
+
+
+@require_GET
+def season_standings_csv(request: HttpRequest, slug: str, season_id: int) -> HttpResponse:
+    viewer = club_viewer(request, slug)
+    season = season_of(viewer, season_id)
+    table = standings.season_standings(season)
+    response, writer = _csv_response(f"{viewer.club.slug}-{season.pk}-stand.csv")
+    writer.writerow(
+        [
+            "rank",
+            "player",
+            "sessions",
+            "toepkoningen",
+            "average_place",
+            "points",
+            "rounds_played",
+            "rounds_won",
+            "rounds_won_pct",
+            "strafpunten",
+            "strafpunten_per_round",
+            "form",
+        ]
+    )
+    for row in table.rows:
+        writer.writerow(
+            [
+                row.rank,
+                viewer.name(row.name, row.public_initials),
+                row.sessions,
+                row.toepkoningen,
+                # Decimals, not formatted text: a number, even a negative one, is no formula.
+                Decimal(f"{row.average_place:.2f}"),
+                row.points,
+                row.rounds_played,
+                row.rounds_won,
+                "" if row.won_share is None else Decimal(f"{100 * row.won_share:.1f}"),
+                row.strafpunten,
+                "" if row.per_round is None else Decimal(f"{row.per_round:.3f}"),
+                " ".join(str(f.place) for f in row.form),
+            ]
+        )
+    return response
+
+
+@require_GET
+def season_rounds_csv(request: HttpRequest, slug: str, season_id: int) -> HttpResponse:
+    """Every player's result in every round of the season's finished sessions (one query,
+    streamed from the database in chunks)."""
+    viewer = club_viewer(request, slug)
+    season = season_of(viewer, season_id)
+    response, writer = _csv_response(f"{viewer.club.slug}-{season.pk}-rondes.csv")
+    writer.writerow(
+        [
+            "date",
+            "session",
+            "table",
+            "round",
+            "player",
+            "points",
+            "stake",
+            "won",
+            "folded",
+            "knocks",
+            "jack_win",
+            "armoede",
+            "absent",
+            "penalty",
+            "total",
+            "out",
+        ]
+    )
+    scores = (
+        RoundScore.objects.filter(
+            player__isnull=False,
+            round__session__season=season,
+            round__session__status__in=standings.FINISHED,
+        )
+        .order_by("round__session__played_on", "round__session_id", "round__number", "id")
+        .values_list(
+            "round__session__played_on",
+            "round__session_id",
+            "round__session__table_label",
+            "round__number",
+            "player__name",
+            "player__public_initials",
+            "points",
+            "stake",
+            "won",
+            "folded",
+            "knocks",
+            "jack_win",
+            "armoede",
+            "absent",
+            "penalty",
+            "total",
+            "eliminated",
+        )
+    )
+    for day, session_id, table, number, name, initials, *rest in scores.iterator(2000):
+        flags = [int(v) if isinstance(v, bool) else v for v in rest]
+        writer.writerow(
+            [day.isoformat(), session_id, table, number, viewer.name(name, initials), *flags]
+        )
+    return response
+
+
+def _public_names(seats: Iterable[Seat]) -> dict[str, str]:
+    """Initials for the players who asked for them, made unique within the session."""
+    renames: dict[str, str] = {}
+    taken = {s.player.name for s in seats if not s.player.public_initials}
+    for seat in seats:
+        if seat.player.public_initials:
+            name = seat.player.initials or "?"
+            while name in taken:
+                name += "'"
+            taken.add(name)
+            renames[seat.player.name] = name
+    return renames
+
+
+@require_GET
+def session_export(request: HttpRequest, slug: str, session_id: int) -> HttpResponse:
+    """The session as a ``toepen/1`` file (``Session.to_file``), for download."""
+    viewer = club_viewer(request, slug)
+    session = get_object_or_404(Session, pk=session_id, club=viewer.club)
+    data = session.to_file()
+    if not viewer.member:
+        seats = list(session.seats.select_related("player"))
+        renames = _public_names(seats)
+        if renames:
+            data = public_file(data, renames)
+    response = HttpResponse(
+        json.dumps(data, ensure_ascii=False, indent=2) + "\n",
+        content_type="application/json; charset=utf-8",
+    )
+    filename = f"{viewer.club.slug}-{session.played_on.isoformat()}-{session.pk}.toepen.json"
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return private_response(response)

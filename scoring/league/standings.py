@@ -1,0 +1,572 @@
+"""League aggregates: season standings, player statistics, head-to-head, the evening's tables.
+
+Everything here reads the projection that ``scoring.lei.services`` stores after every write
+(``SessionResult`` per player per session, ``RoundScore`` per player per round) and never
+replays a session or re-derives a rule: a recorded or corrected round is in the next page view.
+
+Each page costs a fixed number of queries, whatever the size of the season. The per-session
+figures that need the rest of the table (placement points: how many players finished below
+you) are window functions in one inner query over ``SessionResult``; what is summed over them
+is an outer ``SELECT … GROUP BY`` around that query's SQL (``results_over``), because SQL cannot
+aggregate a window function in the same ``SELECT``. Both SQLite and PostgreSQL run it.
+
+Season ranking settings (``Season.ranking``, see ``Ranking``)::
+
+    {"scoring": "placement",         # or "per_round": fewest strafpunten per round played
+     "placement_points": null,       # or [10, 6, 4, 2, 1]: points by place instead of the default
+     "best_n": null,                 # or 10: only each player's best 10 sessions count
+     "tie_breakers": ["toepkoningen", "average_place", "head_to_head", "strafpunten_per_round"]}
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import connection
+from django.db.models import (
+    Case,
+    Count,
+    F,
+    IntegerField,
+    QuerySet,
+    Value,
+    When,
+    Window,
+)
+from django.utils.translation import gettext_lazy as _
+
+from scoring.models import Player, Season, Session, SessionResult
+
+
+@dataclass
+class FormEntry:
+    place: int
+    table_size: int
+
+
+FORM_LENGTH = 5
+
+
+PLACEMENT = "placement"
+PER_ROUND = "per_round"
+
+TOEPKONINGEN = "toepkoningen"
+AVERAGE_PLACE = "average_place"
+HEAD_TO_HEAD = "head_to_head"
+PER_ROUND_BREAKER = "strafpunten_per_round"
+
+# Other spellings a club may have typed into the JSON (``wins`` is the models' default).
+_ALIASES = {
+    "wins": TOEPKONINGEN,
+    "toepkoning": TOEPKONINGEN,
+    "kings": TOEPKONINGEN,
+    "place": AVERAGE_PLACE,
+    "avg_place": AVERAGE_PLACE,
+    "head2head": HEAD_TO_HEAD,
+    "onderling": HEAD_TO_HEAD,
+    "per_round": PER_ROUND_BREAKER,
+    "strafpunten": PER_ROUND_BREAKER,
+}
+
+# One line each on the standings page: the club sees how a tie was decided.
+TIE_BREAKER_TEXT = {
+    TOEPKONINGEN: _("Toepkoningen: wie vaker toepkoning werd, staat hoger."),
+    AVERAGE_PLACE: _("Gemiddelde plaats: wie gemiddeld hoger eindigde, staat hoger."),
+    HEAD_TO_HEAD: _(
+        "Onderling: wie in de sessies tegen elkaar vaker boven de ander eindigde, staat hoger."
+    ),
+    PER_ROUND_BREAKER: _(
+        "Strafpunten per ronde: wie minder strafpunten per gespeelde ronde kreeg, staat hoger."
+    ),
+}
+
+FINISHED = [Session.Status.FINISHED, Session.Status.LOCKED]
+
+
+# Bounds of what a club may type: a season has no more places than this, and no placement is
+# worth more points (the points are summed over a season in the database's integers).
+MAX_PLACES = 100
+MAX_PLACE_POINTS = 1000
+MAX_BEST_N = 1000
+_KEYS = {"scoring", "best_n", "placement_points", "tie_breakers"}
+
+
+class InvalidRanking(ValueError):
+    """Ranking settings that cannot be read; the message says why, in the user's language."""
+
+
+def _whole(value: Any) -> int | None:
+    """An integer typed as a JSON number or as digits; None for anything else."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    digits = value.strip() if isinstance(value, str) else ""
+    if digits.isascii() and digits.isdigit() and len(digits) <= 9:
+        return int(digits)
+    return None
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """How a season ranks its players, from ``Season.ranking``.
+
+    ``parse`` is the one reading of the settings: the admin validates what a club admin types
+    with it (a form error names the problem), and the pages read with ``from_json``, which
+    gives the default ranking with the problem in ``invalid`` for a row that was stored before
+    it was checked, so the standings still show, with a note, instead of a server error.
+    """
+
+    scoring: str = PLACEMENT
+    best_n: int | None = None
+    placement_points: tuple[int, ...] | None = None
+    tie_breakers: tuple[str, ...] = (TOEPKONINGEN, AVERAGE_PLACE)
+    invalid: str = ""
+
+    @classmethod
+    def from_json(cls, data: Any) -> Ranking:
+        try:
+            return cls.parse(data)
+        except InvalidRanking as problem:
+            return cls(invalid=str(problem))
+
+    @classmethod
+    def parse(cls, data: Any) -> Ranking:
+        """The ranking of ``data`` (the JSON of ``Season.ranking``), or ``InvalidRanking``.
+
+        ``{"scoring": "placement", "best_n": 10, "placement_points": [10, 6, 4],
+        "tie_breakers": ["toepkoningen", "head_to_head"]}``; every key may be left out."""
+        if data is None or data == "":
+            data = {}
+        if not isinstance(data, dict):
+            raise InvalidRanking(
+                _('De rangschikking is een JSON-object, bijvoorbeeld {"scoring": "placement"}.')
+            )
+        unknown = sorted(str(k) for k in data if k not in _KEYS)
+        if unknown:
+            raise InvalidRanking(
+                _("Onbekende instelling in de rangschikking: %(keys)s. Bekend zijn: %(known)s.")
+                % {"keys": ", ".join(unknown), "known": ", ".join(sorted(_KEYS))}
+            )
+        scoring = data.get("scoring") or PLACEMENT
+        if scoring in (PER_ROUND, "strafpunten"):
+            scoring = PER_ROUND
+        elif scoring != PLACEMENT:
+            raise InvalidRanking(_('"scoring" is "placement" of "per_round".'))
+        best_n = data.get("best_n")
+        if best_n is not None:
+            best_n = _whole(best_n)
+            if best_n is None or not 0 <= best_n <= MAX_BEST_N:
+                raise InvalidRanking(
+                    _('"best_n" is een geheel getal van 1 tot en met %(max)s, of null.')
+                    % {"max": MAX_BEST_N}
+                )
+        points = data.get("placement_points") or None
+        if points is not None:
+            if (
+                not isinstance(points, list)
+                or len(points) > MAX_PLACES
+                or any(_whole(p) is None or not 0 <= _whole(p) <= MAX_PLACE_POINTS for p in points)
+            ):
+                raise InvalidRanking(
+                    _(
+                        '"placement_points" is een lijst van hoogstens %(places)s gehele getallen '
+                        "van 0 tot en met %(max)s (de punten voor plaats 1, 2, …), of null."
+                    )
+                    % {"places": MAX_PLACES, "max": MAX_PLACE_POINTS}
+                )
+            points = tuple(_whole(p) for p in points)
+        breakers: list[str] = []
+        names = data.get("tie_breakers", cls.tie_breakers) or []
+        if not isinstance(names, list | tuple):
+            names = [names]
+        for name in names:
+            name = _ALIASES.get(str(name), str(name)) if isinstance(name, str) else None
+            if name not in TIE_BREAKER_TEXT:
+                raise InvalidRanking(
+                    _('"tie_breakers" is een lijst uit: %(names)s.')
+                    % {"names": ", ".join(TIE_BREAKER_TEXT)}
+                )
+            if name not in breakers:
+                breakers.append(name)
+        return cls(
+            scoring=scoring,
+            best_n=best_n or None,
+            placement_points=points,
+            tie_breakers=tuple(breakers),
+        )
+
+    def explain(self) -> list[str]:
+        """The ranking in a line or two, for the page."""
+        if self.invalid:
+            return [
+                _(
+                    "De rangschikking van dit seizoen is niet te lezen, dus de stand volgt de "
+                    "gewone rangschikking tot de beheerder haar verbetert. %(problem)s"
+                )
+                % {"problem": self.invalid},
+                *Ranking().explain(),
+            ]
+        if self.scoring == PER_ROUND:
+            lines = [_("De minste strafpunten per gespeelde ronde staat bovenaan.")]
+        elif self.placement_points:
+            points = ", ".join(str(p) for p in self.placement_points)
+            lines = [_("Per sessie punten naar plaats: %(points)s.") % {"points": points}]
+        else:
+            lines = [
+                _(
+                    "Per sessie een punt voor elke speler die onder je eindigt: de toepkoning "
+                    "aan een tafel van vijf krijgt er 4."
+                )
+            ]
+        if self.best_n and self.scoring == PLACEMENT:
+            lines.append(_("Alleen je beste %(n)s sessies tellen.") % {"n": self.best_n})
+        return lines
+
+    @property
+    def tie_breaker_lines(self) -> list[tuple[str, str]]:
+        """Each tie-breaker in order with its line for the page."""
+        return [(name, TIE_BREAKER_TEXT[name]) for name in self.tie_breakers]
+
+
+# --- the inner query: one row per player per finished session --------------------------------
+
+
+def results_in_scope(
+    *,
+    club_id: int,
+    season_id: int | None = None,
+    sessions_of: int | None = None,
+    players: Iterable[int] | None = None,
+) -> QuerySet:
+    """Players' results of the finished strafpunten sessions of a club (or one season).
+
+    ``sessions_of`` keeps only the sessions a given player sat in; ``players`` keeps only those
+    players' rows (then ``table_size`` and placement points are not meaningful).
+    """
+    qs = SessionResult.objects.filter(
+        player__isnull=False,
+        session__club_id=club_id,
+        session__status__in=FINISHED,
+        session__game="strafpunten",
+    )
+    if season_id is not None:
+        qs = qs.filter(session__season_id=season_id)
+    if sessions_of is not None:
+        qs = qs.filter(
+            session_id__in=SessionResult.objects.filter(player_id=sessions_of).values("session_id")
+        )
+    if players is not None:
+        qs = qs.filter(player_id__in=list(players))
+    return qs.order_by()
+
+
+def with_points(qs: QuerySet, ranking: Ranking) -> QuerySet:
+    """Columns for ``results_over``: pid, sid, place, koning, played, won, strafpunten, played_on,
+    table_size (players at the table) and pts (the session's league points)."""
+    by_session = {"partition_by": [F("session_id")]}
+    table_size = Window(Count("id"), **by_session)
+    if ranking.placement_points:
+        pts = Case(
+            *(When(place=i, then=Value(p)) for i, p in enumerate(ranking.placement_points, 1)),
+            default=Value(0),
+            output_field=IntegerField(),
+        )
+    else:
+        # Players with a place <= mine (ties included: the window's peers) are not below me.
+        pts = table_size - Window(Count("id"), order_by=F("place").asc(), **by_session)
+    return qs.annotate(
+        pid=F("player_id"),
+        sid=F("session_id"),
+        koning=Case(When(toepkoning=True, then=Value(1)), default=Value(0)),
+        played=F("rounds_played"),
+        won=F("rounds_won"),
+        session_total=F("total"),
+        played_on=F("session__played_on"),
+        table_size=table_size,
+        pts=pts,
+    ).values(
+        "pid",
+        "sid",
+        "place",
+        "koning",
+        "played",
+        "won",
+        "session_total",
+        "played_on",
+        "table_size",
+        "pts",
+    )
+
+
+def results_over(
+    inner: QuerySet, template: str, params: Sequence[Any] = (), **numbers: int
+) -> list[dict[str, Any]]:
+    """Run ``template`` with ``{inner}`` replaced by ``inner``'s SQL; rows as dicts.
+
+    The inner query's columns are named by its ``values()``. ``template`` is written here, in
+    this module; its ``%s`` parameters all come after ``{inner}`` in the text, and ``numbers``
+    (whole numbers only) are formatted in where a parameter would come before it.
+    """
+    sql, inner_params = inner.query.sql_with_params()
+    if not all(isinstance(n, int) for n in numbers.values()):
+        raise TypeError("only whole numbers are formatted into SQL")
+    with connection.cursor() as cursor:
+        cursor.execute(template.format(inner=sql, **numbers), [*inner_params, *params])
+        columns = [c[0] for c in cursor.description]
+        return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+
+
+def display_name(name: str, public_initials: bool, *, full: bool) -> str:
+    """The name as the viewer may see it: initials on public pages for who asked for that."""
+    return name if full else Player(name=name, public_initials=public_initials).public_name()
+
+
+@dataclass
+class StandingRow:
+    player_id: int
+    name: str
+    public_initials: bool
+    is_guest: bool
+    sessions: int
+    toepkoningen: int
+    average_place: float
+    points: int  # placement: the counted league points; per_round: the strafpunten
+    all_points: int  # placement: every session's points, also those best-N leaves out
+    rounds_played: int
+    rounds_won: int
+    strafpunten: int
+    form: list[FormEntry] = field(default_factory=list)  # the latest session first
+    rank: int = 0
+    tied: bool = False  # shares its rank with the row above or below
+    decided_by: str | None = None  # the tie-breaker that put it below the row above
+
+    @property
+    def won_share(self) -> float | None:
+        return self.rounds_won / self.rounds_played if self.rounds_played else None
+
+    @property
+    def per_round(self) -> float | None:
+        return self.strafpunten / self.rounds_played if self.rounds_played else None
+
+    def display_name(self, *, full: bool) -> str:
+        return display_name(self.name, self.public_initials, full=full)
+
+
+@dataclass
+class Standings:
+    season: Season
+    ranking: Ranking
+    rows: list[StandingRow]
+
+
+# The form columns: the place and the table size of each player's five latest sessions.
+_STANDINGS_SQL = """
+SELECT pid, COUNT(*) AS sessions, SUM(koning) AS toepkoningen, AVG(place) AS average_place,
+       SUM(pts) AS all_points, SUM(CASE WHEN best <= {best_n} THEN pts ELSE 0 END) AS best_points,
+       SUM(played) AS rounds_played, SUM(won) AS rounds_won, SUM(session_total) AS strafpunten,
+       MAX(CASE WHEN recent = 1 THEN place END) AS form1_place,
+       MAX(CASE WHEN recent = 1 THEN table_size END) AS form1_size,
+       MAX(CASE WHEN recent = 2 THEN place END) AS form2_place,
+       MAX(CASE WHEN recent = 2 THEN table_size END) AS form2_size,
+       MAX(CASE WHEN recent = 3 THEN place END) AS form3_place,
+       MAX(CASE WHEN recent = 3 THEN table_size END) AS form3_size,
+       MAX(CASE WHEN recent = 4 THEN place END) AS form4_place,
+       MAX(CASE WHEN recent = 4 THEN table_size END) AS form4_size,
+       MAX(CASE WHEN recent = 5 THEN place END) AS form5_place,
+       MAX(CASE WHEN recent = 5 THEN table_size END) AS form5_size
+FROM (
+    SELECT r.*,
+           ROW_NUMBER() OVER (PARTITION BY pid ORDER BY pts DESC, played_on DESC, sid DESC) AS best,
+           ROW_NUMBER() OVER (PARTITION BY pid ORDER BY played_on DESC, sid DESC) AS recent
+    FROM ({inner}) r
+) ranked
+GROUP BY pid
+"""
+
+
+def season_standings(season: Season) -> Standings:
+    """The season's table, ranked by its settings.
+
+    Queries: 1. the aggregate per player over the season's results (placement points, best N,
+    strafpunten and form by window functions); 2. the players' names; 3. the start totals of
+    sessions carried over from a paper lei; 4. only when a tie reaches the head-to-head
+    breaker, the results between the tied players.
+
+    Strafpunten are the session totals (less any start totals): in team toepen a player's
+    total is the side's.
+    """
+    ranking = Ranking.from_json(season.ranking)
+    inner = with_points(results_in_scope(club_id=season.club_id, season_id=season.pk), ranking)
+    best_n = ranking.best_n or 2**31 - 1
+    aggregates = results_over(inner, _STANDINGS_SQL, best_n=best_n)
+    players = {
+        p["id"]: p
+        for p in Player.objects.filter(id__in=[a["pid"] for a in aggregates]).values(
+            "id", "name", "public_initials", "is_guest"
+        )
+    }
+    carried = _carried_over(season, {p["name"]: pid for pid, p in players.items()})
+    rows = []
+    for a in aggregates:
+        player = players[a["pid"]]
+        form = [
+            FormEntry(place=a[f"form{k}_place"], table_size=a[f"form{k}_size"])
+            for k in range(1, FORM_LENGTH + 1)
+            if a[f"form{k}_place"] is not None
+        ]
+        penalty = int(a["strafpunten"] or 0) - carried.get(a["pid"], 0)
+        rows.append(
+            StandingRow(
+                player_id=a["pid"],
+                name=player["name"],
+                public_initials=player["public_initials"],
+                is_guest=player["is_guest"],
+                sessions=a["sessions"],
+                toepkoningen=int(a["toepkoningen"] or 0),
+                average_place=float(a["average_place"]),
+                points=int(a["best_points"] if ranking.scoring == PLACEMENT else penalty),
+                all_points=int(a["all_points"] or 0),
+                rounds_played=int(a["rounds_played"] or 0),
+                rounds_won=int(a["rounds_won"] or 0),
+                strafpunten=penalty,
+                form=form,
+            )
+        )
+    _rank(
+        rows,
+        ranking,
+        lambda ids: head_to_head_among(club_id=season.club_id, season_id=season.pk, players=ids),
+    )
+    return Standings(season=season, ranking=ranking, rows=rows)
+
+
+def _carried_over(season: Season, player_ids: Mapping[str, int]) -> dict[int, int]:
+    """Start totals of sessions carried over from a paper lei (RULES.md §14 ``start``), by
+    player: a session's total includes them, the strafpunten scored in the season do not.
+    One query, over the few sessions that have them."""
+    carried: dict[int, int] = defaultdict(int)
+    for start in (
+        Session.objects.filter(season=season, status__in=FINISHED, game="strafpunten")
+        .exclude(start={})
+        .values_list("start", flat=True)
+    ):
+        for name, total in (start or {}).items():
+            if name in player_ids:
+                carried[player_ids[name]] += int(total)
+    return carried
+
+
+def _primary(row: StandingRow, ranking: Ranking) -> tuple:
+    if ranking.scoring == PER_ROUND:
+        # Nobody who has played no round is ahead of someone who has.
+        per_round = row.per_round
+        return (per_round is None, per_round or 0.0)
+    return (-row.points,)
+
+
+_BREAKER_KEY: dict[str, Callable[[StandingRow], Any]] = {
+    TOEPKONINGEN: lambda row: -row.toepkoningen,
+    AVERAGE_PLACE: lambda row: round(row.average_place, 9),
+    PER_ROUND_BREAKER: lambda row: (
+        row.per_round is None,
+        round(row.per_round, 9) if row.per_round is not None else 0,
+    ),
+}
+
+
+def _rank(
+    rows: list[StandingRow],
+    ranking: Ranking,
+    head_to_head: Callable[[set[int]], Mapping[tuple[int, int], int]],
+) -> None:
+    """Order ``rows`` in place and number them: the ranking's value first, then each tie-breaker
+    on the groups still tied, in the configured order. Rows tied after all of them share a rank
+    (1, 2, 2, 4) and are listed by name."""
+    rows.sort(key=lambda r: (_primary(r, ranking), r.name.casefold()))
+    groups = _split([rows], lambda r: _primary(r, ranking), None)
+    for breaker in ranking.tie_breakers:
+        if all(len(g) == 1 for g in groups):
+            break
+        if breaker == HEAD_TO_HEAD:
+            tied = {r.player_id for g in groups if len(g) > 1 for r in g}
+            beaten = head_to_head(tied)
+
+            def key(
+                row: StandingRow,
+                _group: list[StandingRow],
+                beaten: Mapping[tuple[int, int], int] = beaten,
+            ) -> int:
+                others = [o.player_id for o in _group if o is not row]
+                above = sum(beaten.get((row.player_id, o), 0) for o in others)
+                below = sum(beaten.get((o, row.player_id), 0) for o in others)
+                return below - above
+
+            groups = _split(groups, key, breaker, group_aware=True)
+        else:
+            groups = _split(groups, _BREAKER_KEY[breaker], breaker)
+    position = 0
+    for group in groups:
+        group.sort(key=lambda r: r.name.casefold())
+        for row in group:
+            row.rank = position + 1
+            row.tied = len(group) > 1
+        position += len(group)
+    rows[:] = [row for group in groups for row in group]
+
+
+def _split(
+    groups: list[list[StandingRow]],
+    key: Callable[..., Any],
+    breaker: str | None,
+    *,
+    group_aware: bool = False,
+) -> list[list[StandingRow]]:
+    """Each group sorted by ``key`` and cut where the key changes."""
+    result: list[list[StandingRow]] = []
+    for group in groups:
+        if len(group) == 1 and breaker is not None:
+            result.append(group)
+            continue
+        keyed = [(key(r, group) if group_aware else key(r), r) for r in group]
+        keyed.sort(key=lambda kr: kr[0])
+        current: list[StandingRow] = []
+        last: Any = object()
+        for k, row in keyed:
+            if current and k != last:
+                result.append(current)
+                current = []
+                if breaker is not None:
+                    row.decided_by = breaker
+            current.append(row)
+            last = k
+        result.append(current)
+    return result
+
+
+_HEAD_TO_HEAD_SQL = """
+SELECT a.pid AS winner, b.pid AS loser, COUNT(*) AS times
+FROM ({inner}) a JOIN ({inner}) b ON a.sid = b.sid AND a.place < b.place
+GROUP BY a.pid, b.pid
+"""
+
+
+def head_to_head_among(
+    *, club_id: int, season_id: int | None, players: Iterable[int]
+) -> dict[tuple[int, int], int]:
+    """``(a, b) -> n``: in n of the sessions that a and b played together, a finished higher."""
+    players = list(players)
+    if not players:
+        return {}
+    inner = (
+        results_in_scope(club_id=club_id, season_id=season_id, players=players)
+        .annotate(pid=F("player_id"), sid=F("session_id"))
+        .values("pid", "sid", "place")
+    )
+    sql, params = inner.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(_HEAD_TO_HEAD_SQL.format(inner=sql), [*params, *params])
+        return {(winner, loser): times for winner, loser, times in cursor.fetchall()}

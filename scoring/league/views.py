@@ -1,0 +1,352 @@
+"""The league pages: the home page's public clubs, a club's page, season standings and a
+player's page.
+
+Read-only pages over the stored projection (see ``scoring.league.standings``), so a recorded
+or corrected round shows on the next request. The one thing kept is the standings' rows, a
+copy served only while the data it was made from is unchanged
+(``scoring.league.standings_cache``). A club that does not publish its standings shows nothing
+to the public: every page is a 404 for anyone who is not a member.
+On a public page a player who asked for it is shown by initials (``Player.public_name``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from django.db.models import Count, Q
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+)
+from django.shortcuts import get_object_or_404, render
+from django.urls import NoReverseMatch, reverse
+from django.utils import timezone
+from django.utils.formats import number_format
+from django.utils.html import conditional_escape, format_html
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext
+from django.views.decorators.http import require_GET
+
+from scoring import access, svg
+from scoring.league import player_stats, standings, standings_cache
+from scoring.models import (
+    Club,
+    Player,
+    Season,
+    Session,
+    SessionResult,
+)
+from scoring.templatetags.lei import score_chart_tag
+
+if TYPE_CHECKING:
+    pass
+from scoring.access import Viewer, club_viewer
+from scoring.http import private_response
+
+HOME_CLUBS = 100  # the public clubs listed on the home page, by name
+
+
+@require_GET
+def home(request: HttpRequest) -> HttpResponse:
+    """Queries: 1. the clubs that publish their standings; for a signed-in user (after the
+    session and the user) 2. their clubs, 3. running and 4. finished sessions."""
+    context: dict[str, Any] = {
+        # Everyone, signed in or not, finds the public standings from here.
+        "public_clubs": list(
+            Club.objects.filter(standings_public=True).order_by("name")[:HOME_CLUBS]
+        ),
+    }
+    if request.user.is_authenticated:
+        clubs = access.clubs_for_user(request.user)
+        sessions = Session.objects.filter(club__in=clubs).select_related("club")
+        context |= {
+            "clubs": clubs,
+            "running": list(sessions.running().order_by("-updated_at")[:20]),
+            "finished": list(sessions.finished().order_by("-updated_at")[:10]),
+        }
+    return render(request, "scoring/home.html", context)
+
+
+def viewer_link(session: Session) -> str | None:
+    """The tablet's live read-only sheet of a session (the signed viewer link), when that page
+    exists. Only for members: the viewer shows every name in full."""
+    try:
+        # MODULE scoring.access access
+
+        return reverse("viewer", args=[access.viewer_token(session.pk)])
+    except (ImportError, AttributeError, NoReverseMatch):
+        return None
+
+
+@require_GET
+def club_home(request: HttpRequest, slug: str) -> HttpResponse:
+    """Queries: 1. the club (and membership); 2. its seasons with their session counts;
+    3. the latest evenings."""
+    viewer = club_viewer(request, slug)
+    seasons = list(
+        viewer.club.seasons.annotate(
+            session_count=Count("sessions", filter=Q(sessions__status__in=standings.FINISHED))
+        ).order_by("-starts_on")
+    )
+    evenings = list(
+        Session.objects.filter(club=viewer.club)
+        .values("played_on")
+        .annotate(tables=Count("id"))
+        .order_by("-played_on")[:10]
+    )
+    return private_response(
+        render(
+            request,
+            "scoring/league/club.html",
+            {
+                "viewer": viewer,
+                "club": viewer.club,
+                "seasons": seasons,
+                "evenings": evenings,
+                "today": timezone.localdate(),
+            },
+        )
+    )
+
+
+# --- season standings ---------------------------------------------------------------------------
+
+
+def season_of(viewer: Viewer, season_id: int) -> Season:
+    return get_object_or_404(Season, pk=season_id, club=viewer.club)
+
+
+@require_GET
+def season_standings(request: HttpRequest, slug: str, season_id: int) -> HttpResponse:
+    """The rows are rendered once per state of their data, language and audience and kept in
+    the cache (``scoring.league.standings_cache``) under the key of that data, so a correction shows
+    on the next request.
+
+    Queries: 1. club; 2. season, with its finished sessions' aggregates; 3. the players shown by
+    initials; 4. the cache. A miss then reads in one snapshot: 5-6. the key again, 7-9. the
+    standings (see ``standings.season_standings``; 10. only when a tie reaches the
+    head-to-head breaker); and keeps the rows (the cache's writes)."""
+    viewer = club_viewer(request, slug)
+    variant = standings_cache.variant(member=viewer.member)
+    season = standings_cache.season_with_key(viewer.club, season_id)
+    if season is None:
+        raise Http404("no such season")
+    key = standings_cache.key(season, club=viewer.club, variant=variant)
+    rows = standings_cache.kept(key)
+    if rows is not None:
+        rows = mark_safe(rows)  # noqa: S308  (rendered, escaped, by render_standings_rows)
+    else:
+        with standings_cache.snapshot():
+            season = standings_cache.season_with_key(viewer.club, season_id)
+            if season is None:
+                raise Http404("no such season")
+            key = standings_cache.key(season, club=viewer.club, variant=variant)
+            rows = _standings_rows(viewer, season)
+        standings_cache.keep(key, rows)
+    ranking = standings.Ranking.from_json(season.ranking)
+    return private_response(
+        render(
+            request,
+            "scoring/league/season.html",
+            {
+                "viewer": viewer,
+                "club": viewer.club,
+                "season": season,
+                "ranking": ranking,
+                "rows": rows,
+                "per_round": ranking.scoring == standings.PER_ROUND,
+            },
+        )
+    )
+
+
+def _players_url(viewer: Viewer) -> str:
+    """The player links without a {% url %} per row: the rows add the id."""
+    return reverse("league_player", args=[viewer.club.slug, 0]).removesuffix("0/")
+
+
+def _standings_rows(viewer: Viewer, season: Season) -> SafeString:
+    """The season's standings computed and rendered as the body rows of the table."""
+    table = standings.season_standings(season)
+    # Each row's cells as text here, not with filters and tags per cell in the template: a
+    # season has hundreds of rows and the template engine is most of the page's time.
+    per_round = table.ranking.scoring == standings.PER_ROUND
+    show_all = bool(table.ranking.best_n) and not per_round
+    lines = [
+        StandingLine(
+            player_id=row.player_id,
+            rank=f"{row.rank}=" if row.tied else str(row.rank),
+            name=viewer.name(row.name, row.public_initials),
+            toepkoning_title=row.toepkoningen >= 3,
+            decided=standings.TIE_BREAKER_TEXT.get(row.decided_by or ""),
+            sessions=row.sessions,
+            toepkoningen=row.toepkoningen,
+            average_place=number_format(row.average_place, 2),
+            points=("-" if row.per_round is None else number_format(row.per_round, 2))
+            if per_round
+            else (
+                f"{row.points} ({row.all_points})"
+                if show_all and row.all_points != row.points
+                else str(row.points)
+            ),
+            rounds_played=row.rounds_played,
+            won=_percent(row.won_share),
+            form=" ".join(f"{f.place}/{f.table_size}" for f in row.form),
+        )
+        for row in table.rows
+    ]
+    return render_standings_rows(lines, _players_url(viewer), season.pk, gettext("Toepkoning"))
+
+
+@dataclass
+class StandingLine:
+    """A row of the standings as the page shows it."""
+
+    player_id: int
+    rank: str
+    name: str
+    toepkoning_title: bool
+    decided: str | None
+    sessions: int
+    toepkoningen: int
+    average_place: str
+    points: str
+    rounds_played: int
+    won: str
+    form: str
+
+
+def render_standings_rows(
+    rows: Iterable, players_url: str, season_id: int, toepkoning_title: str
+) -> SafeString:
+    """The body rows of the season standings (``StandingLine``), built here rather than with a
+    template variable per cell: a season has hundreds of rows of nine cells, and the template
+    engine was most of the page's time. Every value is escaped."""
+    esc = conditional_escape
+    badge = format_html(' <span class="badge badge--toepkoning">{}</span>', toepkoning_title)
+    parts = []
+    for row in rows:
+        name = format_html(
+            '<a href="{}{}/?seizoen={}">{}</a>', players_url, row.player_id, season_id, row.name
+        )
+        if row.toepkoning_title:
+            name += badge
+        if row.decided:
+            name += format_html(
+                ' <span class="muted" title="{}" aria-hidden="true">†</span>'
+                '<span class="visually-hidden">{}</span>',
+                row.decided,
+                row.decided,
+            )
+        parts.append(
+            f'<tr data-player="{int(row.player_id)}"><td class="num">{esc(row.rank)}</td>'
+            f'<th scope="row">{name}</th>'
+            f'<td class="num">{int(row.sessions)}</td>'
+            f'<td class="num">{int(row.toepkoningen)}</td>'
+            f'<td class="num">{esc(row.average_place)}</td>'
+            f'<td class="num">{esc(row.points)}</td>'
+            f'<td class="num">{int(row.rounds_played)}</td>'
+            f'<td class="num">{esc(row.won)}</td>'
+            f"<td>{esc(row.form)}</td></tr>\n"
+        )
+    return mark_safe("".join(parts))  # noqa: S308  (every value escaped above)
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{round(100 * value)}%"
+
+
+@require_GET
+def player_page(request: HttpRequest, slug: str, player_id: int) -> HttpResponse:
+    """Queries: 1. club; 2. player; 3. the club's seasons; 4-6. statistics (session results,
+    round scores, longest run); 7. league points through the season; 8. head-to-head;
+    9. the player's latest sessions; 10-11. the chosen session's chart (seats, round scores)."""
+    viewer = club_viewer(request, slug)
+    player = get_object_or_404(Player, pk=player_id, club=viewer.club)
+    seasons = list(viewer.club.seasons.order_by("-starts_on"))
+    season = _chosen(seasons, request.GET.get("seizoen"))
+    season_id = season.pk if season and "seizoen" in request.GET else None
+    stats = player_stats.player_stats(
+        club_id=viewer.club.pk, player_id=player.pk, season_id=season_id
+    )
+    chart = None
+    if season is not None:
+        points = player_stats.league_points(season=season, player_id=player.pk)
+        if points:
+            running = [0]
+            for point in points:
+                running.append(running[-1] + point.points)
+            chart = svg.score_chart(
+                {viewer.name(player.name, player.public_initials): running},
+                max_points=None,
+                labels={
+                    "title": gettext("Competitiepunten in %(season)s") % {"season": season.name},
+                    "round": gettext("sessie"),
+                },
+            )
+    rivals = [
+        (o, viewer.name(o.name, o.public_initials))
+        for o in player_stats.opponents(
+            club_id=viewer.club.pk, player_id=player.pk, season_id=season_id
+        )
+    ]
+    recent = list(
+        SessionResult.objects.filter(player=player, session__status__in=standings.FINISHED)
+        .select_related("session")
+        .order_by("-session__played_on", "-session_id")[:20]
+    )
+    chosen = _player_session(request.GET.get("sessie"), player, recent)
+    session_chart = None
+    if chosen is not None:
+        series = player_stats.session_series(chosen, full_names=viewer.member)
+        session_chart = score_chart_tag(series, chosen.rules.get("max_points"))
+    return private_response(
+        render(
+            request,
+            "scoring/league/player.html",
+            {
+                "viewer": viewer,
+                "club": viewer.club,
+                "player": player,
+                "player_name": viewer.name(player.name, player.public_initials),
+                "seasons": seasons,
+                "season": season,
+                "season_filtered": season_id is not None,
+                "stats": stats,
+                "percent": {
+                    "won": _percent(stats.won_share),
+                    "knocked_won": _percent(stats.knocked_won_share),
+                    "fold": _percent(stats.fold_rate),
+                },
+                "chart": chart,
+                "rivals": rivals,
+                "recent": recent,
+                "chosen": chosen,
+                "session_chart": session_chart,
+            },
+        )
+    )
+
+
+def _chosen(seasons: list[Season], wanted: str | None) -> Season | None:
+    """The season asked for, else the latest one."""
+    for season in seasons:
+        if wanted and str(season.pk) == wanted:
+            return season
+    return seasons[0] if seasons else None
+
+
+def _player_session(
+    wanted: str | None, player: Player, recent: list[SessionResult]
+) -> Session | None:
+    """The session asked for (one the player sat in), else the player's latest."""
+    if wanted and wanted.isdigit():
+        for result in recent:
+            if result.session_id == int(wanted):
+                return result.session
+        return Session.objects.filter(
+            pk=int(wanted), club_id=player.club_id, seats__player=player
+        ).first()
+    return recent[0].session if recent else None

@@ -1,0 +1,342 @@
+"""The one way a session changes: ``session_write``.
+
+One transaction that locks the session row, returns the stored answer for a client key it has
+seen before, refuses a locked session or a stale version, replays the new event log with the
+engine (a ``Refusal`` propagates and nothing changes), stores the rounds and the projection that
+the replay gives (``RoundScore``, ``SessionResult``), bumps the version and writes an audit
+entry. The engine decides every rule; nothing here knows how Toepen scores."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from scoring.engine import Refusal, Result, replay
+from scoring.lei import hotsql
+from scoring.lei.sessionfile import (
+    all_names,
+    file_from_rows,
+    round_fields,
+)
+from scoring.models import (
+    AuditEntry,
+    IdempotencyKey,
+    Player,
+    Round,
+    RoundScore,
+    Seat,
+    Session,
+    SessionResult,
+)
+from scoring.writes import ServiceError, actor_of
+
+# Rows in one INSERT at most: an imported evening may have thousands of scores, and PostgreSQL
+# takes 65,535 parameters a statement.
+MANY_ROWS = 1000
+
+
+class StaleVersion(ServiceError):
+    """The client saw an older sheet; ``version`` is the current one."""
+
+    def __init__(self, version: int) -> None:
+        self.version = version
+        super().__init__(f"the sheet changed: it is at version {version} now")
+
+
+class SessionLocked(ServiceError):
+    def __init__(self) -> None:
+        super().__init__("the session is locked: unlock it to change it")
+
+
+class NothingToUndo(ServiceError):
+    def __init__(self) -> None:
+        super().__init__("there is nothing to undo")
+
+
+class RoundStarted(ServiceError):
+    def __init__(self, number: int) -> None:
+        self.number = number
+        super().__init__(f"round {number} has started: absent and joining players are set before")
+
+
+class UnknownRound(ServiceError):
+    def __init__(self, number: int) -> None:
+        self.number = number
+        super().__init__(f"the session has no round {number}")
+
+
+class NotFinished(ServiceError):
+    def __init__(self) -> None:
+        super().__init__("only a finished session can be locked")
+
+
+@dataclass(frozen=True)
+class RecordOutcome:
+    version: int  # the session's version right after this write
+    round_number: int | None  # the round the write went into
+    result: Result | None = field(default=None, repr=False)  # None when ``replayed``
+    replayed: bool = False  # the key was known: nothing was recorded this time
+    # The session file as stored by this write (None when ``replayed``): with ``result`` the
+    # answer draws the sheet without reading the log again or replaying it a second time.
+    data: dict[str, Any] | None = field(default=None, repr=False)
+    discarded: bool = False  # the session ended before any round was played: it is gone
+
+    def as_json(self) -> dict[str, Any]:
+        return {"version": self.version, "round_number": self.round_number}
+
+
+def players_by_name(seats: Iterable[Seat]) -> dict[str, Player]:
+    return {s.player.name: s.player for s in seats}
+
+
+def store_scores(
+    result: Result,
+    rounds: Mapping[int, Round],
+    players: Mapping[str, Player],
+    first: int,
+) -> None:
+    """Insert the RoundScore rows of the scored rounds numbered ``first`` and later."""
+    side_of = result.side_of
+    rows: list[RoundScore] = []
+    for rr in result.rounds:
+        if rr.number < first:
+            continue
+        round_ = rounds[rr.number]
+        for name in [*rr.participants, *(n for n in rr.absent if n not in rr.participants)]:
+            side = side_of.get(name, "")
+            won = name == rr.winner
+            rows.append(
+                RoundScore(
+                    round=round_,
+                    player=players[name],
+                    side=side,
+                    points=rr.points.get(name, 0),
+                    stake=rr.stake,
+                    won=won,
+                    folded=name in rr.folds,
+                    fold_cost=rr.folds.get(name),
+                    knocks=rr.knocks.get(name, 0),
+                    jack_win=won and rr.jack,
+                    armoede=name in rr.armoede,
+                    absent=rr.absent.get(name, ""),
+                    penalty=rr.penalties.get(name, 0),
+                    pussy=rr.pussy_points.get(name, 0),
+                    eliminated=(side or name) in rr.eliminated,
+                    total=rr.totals.get(side or name, 0),
+                )
+            )
+        for side, points in (rr.side_points or {}).items():
+            rows.append(
+                RoundScore(
+                    round=round_,
+                    side=side,
+                    points=points,
+                    stake=rr.stake,
+                    won=side_of.get(rr.winner or "") == side,
+                    eliminated=side in rr.eliminated,
+                    total=rr.totals.get(side, 0),
+                )
+            )
+    RoundScore.objects.bulk_create(rows, batch_size=MANY_ROWS)
+
+
+def store_results(
+    session: Session,
+    result: Result,
+    players: Mapping[str, Player],
+    *,
+    clear: bool,
+) -> None:
+    """Replace the session's SessionResult rows: places and totals as the replay has them."""
+    side_of = result.side_of
+    out_in: dict[str, int] = {}
+    played: dict[str, int] = {}
+    won: dict[str, int] = {}
+    for rr in result.rounds:
+        for unit in rr.eliminated:
+            out_in.setdefault(unit, rr.number)
+        for name in rr.participants:
+            played[name] = played.get(name, 0) + 1
+            if side_of.get(name):
+                played[side_of[name]] = played.get(side_of[name], 0) + 1
+        if rr.winner is not None:
+            won[rr.winner] = won.get(rr.winner, 0) + 1
+            if side_of.get(rr.winner):
+                won[side_of[rr.winner]] = won.get(side_of[rr.winner], 0) + 1
+    last_place = len(result.places) or 1
+
+    def row(unit: str, player: Player | None, side: str) -> SessionResult:
+        return SessionResult(
+            session=session,
+            player=player,
+            side=side,
+            place=result.places.get(unit, last_place),
+            total=result.totals.get(unit, 0),
+            rounds_played=played.get(unit if player is None else player.name, 0),
+            rounds_won=won.get(unit if player is None else player.name, 0),
+            toepkoning=result.toepkoning is not None and result.toepkoning == unit,
+            eliminated_in_round=out_in.get(unit),
+        )
+
+    rows = [row(side_of.get(name, name), p, side_of.get(name, "")) for name, p in players.items()]
+    rows += [row(side, None, side) for side in result.teams or {}]
+    if clear:
+        SessionResult.objects.filter(session=session).delete()
+    SessionResult.objects.bulk_create(rows)
+
+
+# --- the one way a session changes ---------------------------------------------------------
+
+
+@dataclass
+class Change:
+    """What a write does to the rounds (as session-file dicts), for ``session_write`` to store."""
+
+    rounds: list[dict[str, Any]]
+    first: int  # the first round number whose stored row differs
+    round_number: int | None
+    before: Any = None
+    after: Any = None
+    new_players: dict[str, Player] = field(default_factory=dict)  # joining players by name
+    ended: bool | None = None  # pot game: shared out (True) or taken back (False)
+    finish: bool = False  # finished by hand, whatever the engine says
+
+
+def session_write(
+    session: Session,
+    *,
+    version: int | None,
+    key: str | None,
+    actor: Any,
+    action: str,
+    change: Callable[[Session, list[Round], list[dict[str, Any]]], Change],
+) -> RecordOutcome:
+    actor = actor_of(actor)
+    with transaction.atomic():
+        # 1. The lock: every write to this session waits here for the one before it. With it,
+        # in the same round trip: the key's stored answer, read after the lock so that one key
+        # cannot be applied twice concurrently, and the log: seats with their players, rounds
+        # marked by whether they have been scored. Written out in scoring/lei/hotsql.py: every tap
+        # runs them.
+        locked, stored, seats, rounds = hotsql.lock_and_read(session.pk, key)
+        if stored is not None:
+            refresh_from(session, locked)
+            return RecordOutcome(
+                version=stored["version"], round_number=stored["round_number"], replayed=True
+            )
+        if locked.status == Session.Status.LOCKED:
+            raise SessionLocked()
+        if version is not None and version != locked.version:
+            raise StaleVersion(locked.version)
+        data = file_from_rows(locked, seats, rounds)
+        todo = change(locked, rounds, list(data["rounds"]))
+        data["rounds"] = todo.rounds
+        if todo.ended is not None:
+            locked.ended = data["ended"] = todo.ended
+        # A Refusal leaves everything as it was.
+        result = replay(data, open_round=True)
+
+        # 2. Store what changed: the rounds from ``first`` on, and their projection.
+        first = todo.first
+        by_number = {r.number: r for r in rounds}
+        changed = [r for r in rounds if r.number >= first]
+        had_scores = any(r.scored for r in changed)
+        scored_now = {rr.number for rr in result.rounds if rr.number >= first}
+        for number, round_data in enumerate(todo.rounds, start=1):
+            if number < first:
+                continue
+            fields = round_fields(round_data, locked.game)
+            existing = by_number.get(number)
+            if existing is None:
+                by_number[number] = Round.objects.create(session=locked, number=number, **fields)
+            elif any(getattr(existing, k) != v for k, v in fields.items()):
+                for k, v in fields.items():
+                    setattr(existing, k, v)
+                existing.save(update_fields=list(fields))
+        if any(r.number > len(todo.rounds) for r in rounds):
+            # Their scores go with them (the foreign key's cascade).
+            Round.objects.filter(session=locked, number__gt=len(todo.rounds)).delete()
+        seats_changed = _sync_seats(locked, seats, data, todo.new_players)
+        if had_scores:
+            RoundScore.objects.filter(round__session=locked, round__number__gte=first).delete()
+        players = players_by_name(seats)
+        if scored_now:
+            store_scores(result, by_number, players, first)
+        if had_scores or scored_now or seats_changed or todo.ended is not None:
+            store_results(locked, result, players, clear=True)
+
+        # 3. The session's new state, the audit trail and the key's answer.
+        finished = result.finished or todo.finish
+        locked.status = Session.Status.FINISHED if finished else Session.Status.RUNNING
+        locked.version += 1
+        locked.updated_at = timezone.now()
+        locked.save(update_fields=["status", "version", "updated_at", "ended"])
+        AuditEntry.objects.create(
+            session=locked,
+            club_id=locked.club_id,
+            user=actor.user,
+            by_scorer_token=actor.scorer_token,
+            action=action,
+            round_number=todo.round_number,
+            before=todo.before,
+            after=todo.after,
+        )
+        outcome = RecordOutcome(
+            version=locked.version, round_number=todo.round_number, result=result, data=data
+        )
+        if key:
+            IdempotencyKey.objects.create(session=locked, key=key, response=outcome.as_json())
+    refresh_from(session, locked)
+    return outcome
+
+
+def refresh_from(session: Session, fresh: Session) -> None:
+    """Let the caller's instance show the session as it is now."""
+    for name in ("status", "version", "updated_at", "ended", "scorer_token"):
+        setattr(session, name, getattr(fresh, name))
+
+
+def _sync_seats(
+    session: Session,
+    seats: list[Seat],
+    data: Mapping[str, Any],
+    new: Mapping[str, Player],
+) -> bool:
+    """Make the seats follow the file when players joined or a join was taken back."""
+    wanted = all_names(data)
+    if [s.player.name for s in seats] == wanted:
+        return False
+    keep = len(data["players"])
+    by_name = {**players_by_name(seats), **new}
+    Seat.objects.filter(session=session, position__gt=keep).delete()
+    created = Seat.objects.bulk_create(
+        Seat(session=session, player=by_name[name], position=i)
+        for i, name in enumerate(wanted[keep:], start=keep + 1)
+    )
+    seats[keep:] = created
+    return True
+
+
+def open_round(rounds: list[Round]) -> Round | None:
+    """The last round if it is still being played (not scored), else None."""
+    last = rounds[-1] if rounds else None
+    return last if last is not None and not last.scored else None
+
+
+def with_event(round_data: dict[str, Any], event: Any, game: str) -> dict[str, Any]:
+    """A round of the file with one more event (in the pot game: a bid or the winner)."""
+    if game != "pot":
+        return {**round_data, "events": [*round_data.get("events", []), event]}
+    if not isinstance(event, Mapping) or event.get("type") not in ("bid", "win"):
+        kind = event.get("type") if isinstance(event, Mapping) else event
+        raise Refusal("unknown_event", event_type=kind)
+    player = event.get("player")
+    if event["type"] == "win":
+        return {**round_data, "winner": player}
+    if "bid" not in event:
+        raise Refusal("missing_field", event_type="bid", field="bid")
+    return {**round_data, "bids": {**round_data.get("bids", {}), player: event["bid"]}}

@@ -1,0 +1,327 @@
+"""The reads of the hot paths, written out once: a tap's (``access.get_session_for_scorer``,
+``services._write``) and a viewer's poll (``views.viewer``), with the kept viewer sheet.
+
+With the ORM's reads instead (``bench/orm_reads.py``) the Friday-night mix costs twice the CPU
+a request: a poll 1.05 ms instead of 0.42 (BENCHMARKS.md, "Ablation"). Rows come back as model
+instances through the fields' own converters, as the ORM gives them, on Django's connection.
+Writes are the ORM's (``scoring.lei.services``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Sequence
+from functools import cache
+from typing import Any, TypeVar
+
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections
+from django.db.models import Model, signals
+from django.db.models.base import ModelState
+
+from scoring.models import (
+    Club,
+    ClubMembership,
+    IdempotencyKey,
+    Player,
+    RenderedSheet,
+    Round,
+    RoundScore,
+    Seat,
+    Session,
+)
+
+M = TypeVar("M", bound=Model)
+
+
+def _db() -> Any:
+    """Django's connection itself, not the ``django.db.connection`` proxy: the loops below ask
+    it something for every row and value, and each question through the proxy looks the
+    connection up again (a microsecond, a few hundred times a tap)."""
+    return connections[DEFAULT_DB_ALIAS]
+
+
+def _name(name: str) -> str:
+    return connection.ops.quote_name(name)
+
+
+def _fields(model: type[Model]) -> tuple[Any, ...]:
+    return tuple(model._meta.concrete_fields)
+
+
+def _columns(model: type[Model], alias: str) -> str:
+    return ", ".join(f"{alias}.{_name(f.column)}" for f in _fields(model))
+
+
+@cache
+def _converters(
+    model: type[Model], vendor: str
+) -> tuple[tuple[int, Any, tuple[Callable, ...]], ...]:
+    """The fields of ``model`` whose database values need turning into Python values on this
+    database (``vendor``), as the ORM's compiler finds them: (place, column, converters)."""
+    out = []
+    for place, field in enumerate(_fields(model)):
+        column = field.get_col(model._meta.db_table)
+        funcs = connection.ops.get_db_converters(column) + field.get_db_converters(connection)
+        if funcs:
+            out.append((place, column, tuple(funcs)))
+    return tuple(out)
+
+
+@cache
+def _attnames(model: type[Model]) -> tuple[str, ...] | None:
+    """The attribute of each of ``model``'s concrete fields, in ``_fields`` order; None when
+    something listens for its instances being made (``pre_init``, ``post_init``). Asked once
+    per process, at the first row: receivers connect as the apps load, before that."""
+    if signals.pre_init.has_listeners(model) or signals.post_init.has_listeners(model):
+        return None
+    return tuple(f.attname for f in _fields(model))
+
+
+def _instance(model: type[M], values: Sequence[Any], db: Any) -> M:
+    """A model instance from one row of all its concrete fields, in ``_fields`` order, read on
+    the connection ``db`` (``_db()``).
+
+    What ``model.from_db`` makes, made directly: ``Model.__init__`` sets each value through
+    ``setattr`` and sends its signals, a few microseconds an instance, and a tap reads a row for
+    every round of the evening. With all fields given and nothing listening, ``__init__`` does
+    no more than put each value in the instance's ``__dict__`` (a foreign key's ``_id`` too: its
+    descriptor only clears a related object, which a new instance does not have)."""
+    values = list(values)
+    for place, column, funcs in _converters(model, db.vendor):
+        value = values[place]
+        for func in funcs:
+            value = func(value, column, db)
+        values[place] = value
+    names = _attnames(model)
+    if names is None:
+        return model.from_db(db.alias, None, values)
+    instance = model.__new__(model)
+    instance.__dict__.update(zip(names, values, strict=True))
+    state = instance._state = ModelState()
+    state.adding, state.db = False, db.alias
+    return instance
+
+
+def _for_update() -> str:
+    # SQLite has no row locks: a write there takes the whole database, one at a time.
+    return " FOR UPDATE" if connection.features.has_select_for_update else ""
+
+
+def _run(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+    """Run one statement on Django's connection; the rows it gives (none for a write). On
+    PostgreSQL on the cursor the connection keeps (``toepen_site/postgresql/base.py``)."""
+    db = _db()
+    if hasattr(db, "run"):
+        return db.run(sql, params)
+    with db.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall() if cursor.description else []
+
+
+def _one(sql: str, params: Sequence[Any]) -> tuple[Any, ...] | None:
+    rows = _run(sql, params)
+    return rows[0] if rows else None
+
+
+@cache
+def _scorer_sql() -> str:
+    members = _name(ClubMembership._meta.db_table)
+    member = (
+        f"SELECT 1 FROM {members} m WHERE m.{_name('club_id')} = s.{_name('club_id')}"  # noqa: S608
+        f" AND m.{_name('user_id')} = %s"
+    )
+    return (
+        f"SELECT {_columns(Session, 's')}, {_columns(Club, 'c')},"  # noqa: S608
+        f" EXISTS({member}), EXISTS({member} AND m.{_name('role')} = %s)"
+        f" FROM {_name(Session._meta.db_table)} s"
+        f" JOIN {_name(Club._meta.db_table)} c ON c.{_name('id')} = s.{_name('club_id')}"
+        f" WHERE s.{_name('id')} = %s"
+    )
+
+
+def scorer_session(pk: int, user_id: int | None) -> Session | None:
+    """The session ``pk`` with its club, and ``is_member`` and ``is_admin``: whether the user
+    ``user_id`` (None: nobody logged in) is a member, an admin, of its club."""
+    row = _one(_scorer_sql(), [user_id, user_id, ClubMembership.Role.ADMIN, pk])
+    return None if row is None else _scorer_row(row)
+
+
+def _scorer_row(row: tuple[Any, ...]) -> Session:
+    width, db = len(_fields(Session)), _db()
+    session = _instance(Session, row[:width], db)
+    session.club = _instance(Club, row[width:-2], db)
+    session.is_member, session.is_admin = bool(row[-2]), bool(row[-1])
+    return session
+
+
+def session_and_log(pk: int) -> tuple[Session, list[Seat], list[Round]] | None:
+    """A viewer's first draw of a version: the session ``pk`` with its club (nobody's
+    membership asked), and its seats and rounds as ``seats_and_rounds`` gives them, in one
+    round trip on PostgreSQL. None: no such session."""
+    session_rows, seat_rows, round_rows = _run_together(
+        [
+            (_scorer_sql(), [None, None, ClubMembership.Role.ADMIN, pk]),
+            (_seats_sql(), [pk]),
+            (_rounds_sql(), [pk]),
+        ]
+    )
+    if not session_rows:
+        return None
+    return _scorer_row(session_rows[0]), _seats(seat_rows), _rounds(round_rows)
+
+
+@cache
+def _lock_sql() -> str:
+    return (
+        f"SELECT {_columns(Session, 's')} FROM {_name(Session._meta.db_table)} s"  # noqa: S608
+        f" WHERE s.{_name('id')} = %s"
+    )
+
+
+def _locked(rows: list[tuple[Any, ...]], pk: int) -> Session:
+    """The session ``pk``, locked until the transaction ends (Session.DoesNotExist)."""
+    if not rows:
+        raise Session.DoesNotExist(pk)
+    return _instance(Session, rows[0], _db())
+
+
+@cache
+def _key_sql() -> str:
+    table = _name(IdempotencyKey._meta.db_table)
+    return (
+        f"SELECT {_name('response')} FROM {table}"  # noqa: S608
+        f" WHERE {_name('session_id')} = %s AND {_name('key')} = %s"
+    )
+
+
+def _answer(rows: list[tuple[Any, ...]]) -> dict[str, Any] | None:
+    """What the write with a key answered, if it was applied (the key is unique per session)."""
+    if not rows:
+        return None
+    field = IdempotencyKey._meta.get_field("response")
+    return field.from_db_value(rows[0][0], field.get_col(IdempotencyKey._meta.db_table), connection)
+
+
+@cache
+def _seats_sql() -> str:
+    return (
+        f"SELECT {_columns(Seat, 'st')}, {_columns(Player, 'p')}"  # noqa: S608
+        f" FROM {_name(Seat._meta.db_table)} st"
+        f" JOIN {_name(Player._meta.db_table)} p ON p.{_name('id')} = st.{_name('player_id')}"
+        f" WHERE st.{_name('session_id')} = %s ORDER BY st.{_name('position')}"
+    )
+
+
+def _seats(rows: list[tuple[Any, ...]]) -> list[Seat]:
+    """The session's seats in order, each with its player."""
+    width, db = len(_fields(Seat)), _db()
+    out = []
+    for row in rows:
+        seat = _instance(Seat, row[:width], db)
+        seat.player = _instance(Player, row[width:], db)
+        out.append(seat)
+    return out
+
+
+@cache
+def _rounds_sql() -> str:
+    scores = _name(RoundScore._meta.db_table)
+    return (
+        f"SELECT {_columns(Round, 'r')}, EXISTS(SELECT 1 FROM {scores} u"  # noqa: S608
+        f" WHERE u.{_name('round_id')} = r.{_name('id')})"
+        f" FROM {_name(Round._meta.db_table)} r"
+        f" WHERE r.{_name('session_id')} = %s ORDER BY r.{_name('number')}"
+    )
+
+
+def _rounds(rows: list[tuple[Any, ...]]) -> list[Round]:
+    """The session's rounds in order, each with ``scored``: whether its scores are stored."""
+    out, db = [], _db()
+    for row in rows:
+        round_ = _instance(Round, row[:-1], db)
+        round_.scored = bool(row[-1])
+        out.append(round_)
+    return out
+
+
+def lock_and_read(
+    pk: int, key: str | None
+) -> tuple[Session, dict[str, Any] | None, list[Seat], list[Round]]:
+    """What a write reads: the session ``pk``, its row locked until the transaction ends
+    (Session.DoesNotExist), what the write with ``key`` answered if it was applied (None
+    without a key), and its seats and rounds as ``seats_and_rounds`` gives them.
+
+    On PostgreSQL the four statements go in one round trip (psycopg's pipeline mode). The server
+    runs each when the one before it is done, so the three after the lock read the session as
+    its lock holder: no other write can come between."""
+    statements = [(_lock_sql() + _for_update(), [pk])]
+    if key:
+        statements.append((_key_sql(), [pk, key]))
+    statements += [(_seats_sql(), [pk]), (_rounds_sql(), [pk])]
+    results = _run_together(statements)
+    locked = _locked(results[0], pk)
+    return locked, _answer(results[1]) if key else None, _seats(results[-2]), _rounds(results[-1])
+
+
+def seats_and_rounds(session_id: int) -> tuple[list[Seat], list[Round]]:
+    """``seats`` and ``rounds`` of the session, in one round trip on PostgreSQL: the log a
+    page or a viewer's sheet is drawn from."""
+    seat_rows, round_rows = _run_together(
+        [(_seats_sql(), [session_id]), (_rounds_sql(), [session_id])]
+    )
+    return _seats(seat_rows), _rounds(round_rows)
+
+
+def _run_together(statements: list[tuple[str, list[Any]]]) -> list[list[tuple[Any, ...]]]:
+    """The rows of each statement (none for a write): on PostgreSQL all in one round trip
+    (``run_together`` of toepen_site/postgresql), elsewhere one after the other."""
+    db = _db()
+    if hasattr(db, "run_together"):
+        return db.run_together(statements)
+    return [_run(sql, params) for sql, params in statements]
+
+
+@cache
+def _keep_sheet_sql() -> str:
+    key = f"{_name('session_id')}, {_name('variant')}"
+    return (
+        f"INSERT INTO {_name(RenderedSheet._meta.db_table)}"  # noqa: S608
+        f" ({key}, {_name('version')}, {_name('gzipped')}) VALUES (%s, %s, %s, %s)"
+        f" ON CONFLICT ({key}) DO UPDATE SET {_name('version')} = excluded.{_name('version')},"
+        f" {_name('gzipped')} = excluded.{_name('gzipped')}"
+    )
+
+
+def keep_sheet(session_id: int, variant: str, version: int, gzipped: bytes) -> None:
+    """Keep the viewers' sheet of ``version`` (compressed) for the other viewers of the table:
+    one statement, whoever gets here first (INSERT ... ON CONFLICT, on SQLite as on
+    PostgreSQL). A session deleted meanwhile has nothing kept: this viewer still gets the sheet
+    drawn."""
+    # Only the session can be missing (a conflict updates), and only in autocommit, as views
+    # run: inside a transaction the foreign key is checked when it commits.
+    with contextlib.suppress(IntegrityError):
+        _run(_keep_sheet_sql(), [session_id, variant, version, gzipped])
+
+
+@cache
+def _poll_sql() -> str:
+    # The session's version makes the ETag; the sheet another viewer kept for this version
+    # comes along when the asker has not seen that version yet.
+    return (
+        f"SELECT s.{_name('version')}, CASE WHEN k.{_name('version')} = s.{_name('version')}"  # noqa: S608
+        f" AND s.{_name('version')} <> %s THEN k.{_name('gzipped')} END"
+        f" FROM {_name(Session._meta.db_table)} s LEFT JOIN {_name(RenderedSheet._meta.db_table)} k"
+        f" ON k.{_name('session_id')} = s.{_name('id')} AND k.{_name('variant')} = %s"
+        f" WHERE s.{_name('id')} = %s"
+    )
+
+
+def poll(pk: int, variant: str, seen: int) -> tuple[int, bytes | None] | None:
+    """A viewer's poll, its one query: the session's version, and the sheet kept for that
+    version (``variant``: language and TV mode; compressed) unless the asker has ``seen`` it
+    already. None: no such session."""
+    row = _one(_poll_sql(), [seen, variant, pk])
+    if row is None:
+        return None
+    version, kept = row
+    return version, None if kept is None else bytes(kept)

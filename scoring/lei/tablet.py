@@ -1,0 +1,491 @@
+"""The lei as the tablet and the viewers show it: the sheet's columns and rows, the round
+panel's players and the words of the round so far, made from a replay of the session's log.
+
+A view-model only: what may happen comes from the engine's ``TableView``, never from rules
+known here, and nothing in it writes. ``templates/scoring/lei/_sheet.html`` and ``_round.html``
+draw it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from decimal import Decimal
+from functools import cache, cached_property
+from typing import Any
+
+from django.utils.formats import number_format
+from django.utils.html import format_html_join
+from django.utils.translation import get_language, gettext
+
+from scoring.engine import Refusal, replay
+from scoring.lei import hotsql
+from scoring.lei.forms import RANK_LABELS, refusal_text
+from scoring.lei.sessionfile import file_from_rows
+from scoring.models import AuditEntry, Game, Session
+from scoring.svg import tally_from_results
+
+
+@dataclass
+class Column:
+    """One seat of the sheet."""
+
+    name: str
+    side: str = ""
+    total: int = 0
+    jack_dots: list[int] = field(default_factory=list)
+    lives: int | None = None
+    out: bool = False
+    dealer: bool = False
+    leader: bool = False
+    armoede: bool = False
+    for_death: bool = False
+    absent: str = ""
+    toepkoning: bool = False
+    money: str = ""  # the pot game: the balance in euros
+
+
+@dataclass
+class Cell:
+    points: int | None  # None: not in this round
+    money: str = ""
+    won: bool = False
+    jack: bool = False
+    folded: bool = False
+    absent: str = ""
+    out: bool = False
+
+    def __post_init__(self) -> None:
+        # What _sheet.html asks of every cell, worked out once here: a sheet has a cell per
+        # player for every round of the evening, and most cells have no mark at all.
+        self.shown = self.money or ("" if self.points is None else str(self.points))
+        self.minus = self.points is not None and self.points < 0
+        self.marked = self.won or self.folded or self.absent == "toilet" or self.out
+
+
+@dataclass
+class HistoryRow:
+    number: int
+    stake: int
+    winner: str | None
+    jack: bool
+    cells: list[Cell]
+    corrected: bool = False  # edited after the fact (the audit log's corrections)
+
+
+@dataclass
+class PanelPlayer:
+    name: str
+    knock: str | None  # None: may knock; else why not
+    blind: str | None
+    win: str | None
+    fold: str | None
+    stay: str | None
+    jack_beaten: str | None
+    answering: bool
+    folded: bool
+    fold_cost: int | None
+    dealer: bool
+    leader: bool
+    armoede: bool
+    for_death: bool
+    absent: str
+
+    @cached_property
+    def labels(self) -> dict[str, str]:
+        """The accessible names of this player's buttons (a panel has a dozen per player: as
+        text here, not a ``blocktranslate`` each)."""
+        name = {"name": self.name}
+        return {k: text % name for k, text in _label_texts(get_language()).items()}
+
+
+@cache
+def _label_texts(language: str) -> dict[str, str]:
+    """The texts of ``PanelPlayer.labels`` in ``language`` (the active one), translated once per
+    process: every tap's answer names each player's buttons, and each ``gettext`` looks the
+    language and its catalogues up again."""
+    return {
+        "knock": gettext("Toep: %(name)s"),
+        "knock_no": gettext("Toep: %(name)s (kan niet)"),
+        "stay": gettext("Mee: %(name)s"),
+        "fold": gettext("Weg: %(name)s"),
+        "win": gettext("Laatste slag: %(name)s"),
+        "win_no": gettext("Laatste slag: %(name)s (kan niet)"),
+        "blind": gettext("Blind toepen: %(name)s"),
+        "jack_beaten": gettext("Boer geslagen: %(name)s"),
+    }
+
+
+@dataclass
+class PotPlayer:
+    name: str
+    declared: str  # "" while waiting, else the bid in euros or "pas"
+    waiting: bool
+    can_win: bool
+
+
+@dataclass
+class Lei:
+    session: Session
+    data: dict[str, Any]
+    result: Any
+    view: Any
+    columns: list[Column]
+    live_line: list[str]
+    players: list[PanelPlayer] = field(default_factory=list)
+    pot_players: list[PotPlayer] = field(default_factory=list)
+    pot: str = ""
+    max_bid: str = ""
+    chart: dict[str, list[int]] = field(default_factory=dict)
+    toepkoning: str | None = None
+    seated: list[str] = field(default_factory=list)  # alive players, for absent / penalties
+    open_join: list[str] = field(default_factory=list)
+    round_open: bool = False  # the last stored round is still being played
+
+    @property
+    def is_pot(self) -> bool:
+        return self.session.game == Game.POT
+
+    @property
+    def finished(self) -> bool:
+        return bool(self.result.finished) or self.session.status != Session.Status.RUNNING
+
+    @property
+    def locked(self) -> bool:
+        return self.session.status == Session.Status.LOCKED
+
+    @property
+    def unit_is_lives(self) -> bool:
+        return self.result.rules.get("unit") == "lives"
+
+    @property
+    def unit(self) -> str:
+        return self.result.rules.get("unit", "points")
+
+    @property
+    def presence(self) -> list[tuple[str, str]]:
+        """Each seated player and why they are away this round ("" when at the table)."""
+        absent = getattr(self.view, "absent", {})
+        return [(name, absent.get(name, "")) for name in self.seated]
+
+    @property
+    def start_refusal(self) -> str:
+        refusal = getattr(self.view, "refusal", None)
+        return refusal_text(refusal) if refusal is not None else ""
+
+    @property
+    def ranks(self) -> list[tuple[str, Any]]:
+        return list(RANK_LABELS.items())
+
+    @cached_property
+    def history(self) -> list[HistoryRow]:
+        """The played rounds, newest first, as the sheet shows them. Made when first asked
+        for: most taps are answered with the round panel alone, and the rows are a cell per
+        player for every round of the evening."""
+        rows = _pot_history(self.result) if self.is_pot else _history(self.result)
+        corrected = self.corrected
+        for row in rows:
+            row.corrected = row.number in corrected
+        return rows
+
+    @property
+    def next_dealer(self) -> str:
+        """Who deals the next game at this table ("nieuw spel, zelfde spelers"): the winner
+        (the first member of a winning side), else whoever stands first alone, else whoever
+        won the last round, else the first seat."""
+        result = self.result
+        teams = result.teams or {}
+        first = [u for u, place in result.places.items() if place == 1]
+        candidates = [result.winner, first[0] if len(first) == 1 else None]
+        candidates += [rr.winner for rr in reversed(result.rounds) if rr.winner][:1]
+        for unit in candidates:
+            if unit in teams:
+                return teams[unit][0]
+            if unit in result.players:
+                return unit
+        return result.players[0] if result.players else ""
+
+    @cached_property
+    def corrected(self) -> frozenset[int]:
+        """The numbers of the rounds corrected after the fact, by the round editor or the
+        admin: the audit log has an entry for each (``services.round_replace_events``). Read
+        only when the sheet's rows are drawn, not for a tap that leaves the sheet as it was.
+        A round stays marked once corrected, even when it is undone and played again."""
+        if self.session._state.adding:  # never saved (a lei drawn from a file): no log
+            return frozenset()
+        return frozenset(
+            AuditEntry.objects.filter(
+                session_id=self.session.pk, action=AuditEntry.Action.CORRECT
+            ).values_list("round_number", flat=True)
+        )
+
+    @cached_property
+    def player_options(self) -> str:
+        """The ``<option>`` of every player in the round, for the panel's four player lists
+        (vuile was, twice; vier gelijke; strafpunt): made once, not by a loop in each."""
+        return format_html_join(
+            "", '<option value="{}">{}</option>', ((p.name, p.name) for p in self.players)
+        )
+
+    @cached_property
+    def sheet_key(self) -> str:
+        """A digest of everything the sheet (``_sheet.html``) is drawn from: the session file
+        without the round being played, the columns (which carry that round's dealer, badges
+        and presence), the round number, the state and the language. Two lei with the same
+        key draw the same sheet, so a tap that leaves the sheet as the tablet shows it is
+        answered with the round panel alone (``_answer``). The "verbeterd" marks are not in
+        it: a correction changes the log itself. The pot game's sheet shows the open round's
+        bids: it has no key and is always drawn whole."""
+        if self.is_pot:
+            return ""
+        rounds = self.data["rounds"]
+        basis = {
+            "file": {**self.data, "rounds": rounds[:-1] if self.round_open else rounds},
+            "columns": repr(self.columns),
+            "round": self.view.round_number,
+            "state": [self.finished, self.locked, self.session.status],
+            "language": get_language(),
+        }
+        text = json.dumps(basis, sort_keys=True, default=str, separators=(",", ":"))
+        return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
+
+
+def euros(cents: int) -> str:
+    return "€\u00a0" + number_format(Decimal(cents) / 100, 2, force_grouping=True)
+
+
+def load_lei(session: Session, log: tuple[list[Any], list[Any]] | None = None) -> Lei:
+    """Replay the session's log: its seats with players and its rounds, read here (two queries
+    in one round trip) unless the caller read them with the session (``log``)."""
+    seats, rounds = log if log is not None else hotsql.seats_and_rounds(session.pk)
+    return build_lei(session, file_from_rows(session, seats, rounds))
+
+
+def build_lei(session: Session, data: dict[str, Any], result: Any = None) -> Lei:
+    """The lei of ``data``; ``result`` is its replay when the caller has it already."""
+    if result is None:
+        result = replay(data, open_round=True)
+    view = result.what_now()
+    if result.game == "pot":
+        return _build_pot(session, data, result, view)
+    side_of = result.side_of
+    start = data.get("start") or {}
+    out = set(result.eliminated)
+    max_points = result.rules["max_points"]
+    king = result.toepkoning
+    columns: list[Column] = []
+    for name in result.players:
+        unit = side_of.get(name, name)
+        series = [start.get(unit, 0)] if start.get(unit) else []
+        for rr in result.rounds:
+            if rr.side_points is not None:
+                series.append(rr.side_points.get(unit, 0))
+            else:
+                series.append(rr.points.get(name, 0))
+        total = result.totals.get(unit, 0)
+        strokes, dots = tally_from_results(series)
+        columns.append(
+            Column(
+                name=name,
+                side=side_of.get(name, ""),
+                total=total,
+                jack_dots=dots if strokes == total else [],
+                lives=max_points - total if result.rules.get("unit") == "lives" else None,
+                out=unit in out,
+                dealer=view.dealer == name,
+                leader=view.leader == name,
+                armoede=name in view.armoede,
+                for_death=name in view.playing_for_death,
+                absent=view.absent.get(name, ""),
+                toepkoning=king is not None and king == unit,
+            )
+        )
+    players = [
+        PanelPlayer(
+            name=name,
+            knock=_why(view.may_knock.get(name)),
+            blind=_why(view.may_blind_knock.get(name)),
+            win=_why(view.may_win.get(name)),
+            fold=_why(view.may_fold.get(name)),
+            stay=_why(view.may_stay.get(name)),
+            jack_beaten=_why(view.may_jack_beaten.get(name)),
+            answering=name in view.must_answer,
+            folded=name in view.folded,
+            fold_cost=view.folded.get(name),
+            dealer=view.dealer == name,
+            leader=view.leader == name,
+            armoede=name in view.armoede,
+            for_death=name in view.playing_for_death,
+            absent=view.absent.get(name, ""),
+        )
+        for name in view.participants
+    ]
+    round_open = len(data["rounds"]) == view.round_number and not result.finished
+    lei = Lei(
+        session=session,
+        data=data,
+        result=result,
+        view=view,
+        columns=columns,
+        live_line=[],
+        players=players,
+        toepkoning=king,
+        seated=[c.name for c in columns if not c.out],
+        open_join=list(data["rounds"][-1].get("join", [])) if round_open else [],
+        round_open=round_open,
+    )
+    lei.live_line = _live_line(lei)
+    if result.finished or session.status != Session.Status.RUNNING:
+        lei.chart = _chart(result, data)
+    return lei
+
+
+def _history(result: Any) -> list[HistoryRow]:
+    """The rows of the sheet (``Lei.history``): a cell per player for each played round."""
+    side_of = result.side_of
+    history = []
+    for rr in reversed(result.rounds):
+        cells = []
+        for name in result.players:
+            played = name in rr.points
+            cells.append(
+                Cell(
+                    points=rr.points.get(name) if played else None,
+                    won=rr.winner == name,
+                    jack=rr.winner == name and rr.jack,
+                    folded=name in rr.folds,
+                    absent=rr.absent.get(name, ""),
+                    out=side_of.get(name, name) in rr.eliminated,
+                )
+            )
+        history.append(HistoryRow(rr.number, rr.stake, rr.winner, rr.jack, cells))
+    return history
+
+
+def _why(refusal: Refusal | None) -> str | None:
+    return None if refusal is None else refusal_text(refusal)
+
+
+def _chart(result: Any, data: dict[str, Any]) -> dict[str, list[int]]:
+    """Each unit's total from the start through every round, for ``{% score_chart %}``."""
+    start = data.get("start") or {}
+    units = list(result.teams) if result.teams else list(result.players)
+    series: dict[str, list[int]] = {u: [start.get(u, 0)] for u in units}
+    for rr in result.rounds:
+        for unit in units:
+            if unit in rr.totals:
+                series[unit].append(rr.totals[unit])
+    return series
+
+
+def _build_pot(session: Session, data: dict[str, Any], result: Any, view: Any) -> Lei:
+    columns = [
+        Column(name=name, total=result.balances.get(name, 0), money=euros(result.balances[name]))
+        for name in result.players
+    ]
+    pot_players = [
+        PotPlayer(
+            name=name,
+            declared=(
+                ""
+                if name not in view.bids
+                else gettext("pas")
+                if view.bids[name] == "fold"
+                else euros(view.bids[name])
+            ),
+            waiting=name in view.waiting,
+            can_win=name in view.may_win,
+        )
+        for name in result.players
+    ]
+    round_open = len(data["rounds"]) == view.round_number and not view.finished
+    lei = Lei(
+        session=session,
+        data=data,
+        result=result,
+        view=view,
+        columns=columns,
+        live_line=[],
+        pot_players=pot_players,
+        pot=euros(view.pot),
+        max_bid=f"{view.max_bid / 100:.2f}",  # an <input type=number> attribute: a dot
+        round_open=round_open,
+    )
+    lei.live_line = [
+        gettext("%(player)s past") % {"player": p}
+        if bid == "fold"
+        else gettext("%(player)s biedt %(amount)s") % {"player": p, "amount": euros(bid)}
+        for p, bid in view.bids.items()
+    ]
+    return lei
+
+
+def _pot_history(result: Any) -> list[HistoryRow]:
+    """The rows of the pot game's sheet: each player's winnings or losses per round."""
+    return [
+        HistoryRow(
+            rr.number,
+            0,
+            rr.winner,
+            False,
+            [
+                Cell(
+                    points=rr.points.get(name, 0),
+                    money=euros(rr.points.get(name, 0)),
+                    won=rr.winner == name,
+                )
+                for name in result.players
+            ],
+        )
+        for rr in reversed(result.rounds)
+    ]
+
+
+def _live_line(lei: Lei) -> list[str]:
+    """What happened so far in the round being played, in words: "Bas toept — inzet 2 — …".
+
+    The stake after a knock is the engine's (``view.stakes``), not worked out here.
+    """
+    view = lei.view
+    if not lei.round_open or view.finished:
+        return []
+    events = view.events
+    parts: list[str] = []
+    if view.armoede:
+        parts.append(
+            gettext("%(players)s in armoede — inzet %(stake)s")
+            % {"players": ", ".join(view.armoede), "stake": view.stakes[0]}
+        )
+    absent_words = {"toilet": gettext("naar het toilet"), "drinks": gettext("haalt drinken")}
+    for name, why in view.absent.items():
+        parts.append(f"{name} {absent_words.get(why, why)}")
+    for index, event in enumerate(events, start=1):
+        player = event.get("player", "")
+        kind = event.get("type")
+        if kind in ("knock", "blind_knock"):
+            text = (
+                gettext("%(player)s toept")
+                if kind == "knock"
+                else gettext("%(player)s toept blind")
+            )
+            parts.append(text % {"player": player})
+            parts.append(gettext("inzet %(stake)s") % {"stake": view.stakes[index]})
+        elif kind == "fold":
+            parts.append(gettext("%(player)s weg") % {"player": player})
+        elif kind == "stay":
+            parts.append(gettext("%(player)s mee") % {"player": player})
+        elif kind == "laundry":
+            parts.append(gettext("%(player)s heeft vuile was") % {"player": player})
+        elif kind == "penalty":
+            parts.append(
+                gettext("%(player)s krijgt %(points)s strafpunt")
+                % {"player": player, "points": event.get("points")}
+            )
+        elif kind == "jack_beaten":
+            parts.append(gettext("boer van %(player)s geslagen") % {"player": player})
+        elif kind == "disqualify":
+            parts.append(gettext("%(player)s eruit") % {"player": player})
+        else:
+            parts.append(f"{player}: {kind}")
+    return parts

@@ -1,0 +1,554 @@
+"""The tablet: the scorer link, the lei with its round panel, a tap, undo, presence, finishing,
+"Nieuw spel, zelfde spelers", correcting a round, and the service worker that keeps the page.
+
+Every write is one POST that goes through ``scoring.lei.services`` (which asks the engine); the
+buttons come from the engine's ``TableView``, never from rules known here. An HTMX POST gets the
+``#live`` partial of the tablet page back (the round panel and the sheet), or only the round
+section when the sheet is as the tablet shows it; a plain POST is redirected back to the page
+(POST/redirect/GET), so everything works without JavaScript."""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Callable
+from typing import Any
+
+from django.contrib import messages
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseForbidden,
+)
+from django.middleware.csrf import get_token
+from django.shortcuts import redirect, render
+from django.templatetags.static import static
+from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+from django.utils.translation import gettext
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from scoring import access, writes
+from scoring.access import scorer_required
+from scoring.clubs import services as club_services
+from scoring.engine import Refusal
+from scoring.http import HtmxHttpRequest
+from scoring.lei import funnel, services
+from scoring.lei.compression import no_compression
+from scoring.lei.forms import (
+    EventForm,
+    EventRowFormSet,
+    PresenceForm,
+    VersionForm,
+    event_row_initial,
+    refusal_text,
+    translated_error,
+)
+from scoring.lei.tablet import Lei, build_lei, load_lei
+from scoring.models import Game, Round, Session
+from scoring.svg import qr_svg
+
+
+def new_key() -> str:
+    """A fresh idempotency key for one rendered form (the template calls it per form)."""
+    return secrets.token_urlsafe(16)
+
+
+# --- answers after a write -------------------------------------------------------------------
+
+
+def tablet_url(session: Session) -> str:
+    return reverse("tablet", args=[session.pk])
+
+
+def _live_context(request: HttpRequest, scorer: access.ScorerAccess, lei: Lei) -> dict[str, Any]:
+    pk = scorer.session.pk
+    # What every form of a tap carries: the CSRF token, the version the tablet shows and the
+    # sheet it shows, made once here, and a fresh key of its own each time ``hidden`` is drawn
+    # (the template calls it per form).
+    tap_fields = format_html(
+        '<input type="hidden" name="csrfmiddlewaretoken" value="{}">'
+        '<input type="hidden" name="version" value="{}">'
+        '<input type="hidden" name="sheet" value="{}">',
+        get_token(request),
+        scorer.session.version,
+        lei.sheet_key,
+    )
+    return {
+        # The key is URL-safe base64 (``new_key``): nothing in it to escape.
+        "hidden": lambda: SafeString(
+            f'{tap_fields}<input type="hidden" name="key" value="{new_key()}">'
+        ),
+        "lei": lei,
+        "session": scorer.session,
+        "scorer": scorer,
+        "can_score": not lei.locked,
+        # Each once here: the panel names them in a dozen forms.
+        "urls": {
+            "event": reverse("session_event", args=[pk]),
+            "undo": reverse("session_undo", args=[pk]),
+            "presence": reverse("session_presence", args=[pk]),
+            "finish": reverse("session_finish", args=[pk]),
+        },
+    }
+
+
+def _answer(
+    request: HtmxHttpRequest,
+    scorer: access.ScorerAccess,
+    *,
+    error: str = "",
+    stale: bool = False,
+    changed: bool = True,
+    outcome: funnel.RecordOutcome | None = None,
+    undone: str = "",
+) -> HttpResponse:
+    """After a write: the fresh panel and sheet (HTMX) or a redirect back (plain POST).
+
+    The sheet is drawn from the write's own log and replay (``outcome``) when it has them:
+    no second read of the log and no second replay. When the tablet says it shows the sheet
+    this lei draws (the ``sheet`` field of every tap, ``Lei.sheet_key``), only the round
+    section is sent.
+
+    The tablet's outbox (static/js/lei.js) reads two headers: ``X-Lei-Outcome`` (``recorded``,
+    ``refused``, ``stale``) and ``X-Lei-Version``, the version the next tap must expect. A
+    refusal is a 200 like a recorded tap: its answer is the fresh lei with the reason."""
+    session = scorer.session
+    if error:
+        error = gettext("Niet opgeslagen: %(reason)s") % {"reason": error}
+    notice = (
+        gettext(
+            "Niet opgeslagen. De lei is intussen veranderd (op een andere tablet?): "
+            "kijk of de tik nog nodig is."
+        )
+        if stale
+        else ""
+    )
+    if not request.htmx:
+        if error:
+            messages.error(request, error)
+        elif notice:
+            messages.warning(request, notice)
+        elif undone:
+            messages.success(request, undone)
+        return redirect(tablet_url(session))
+    if stale or error:
+        session.refresh_from_db(fields=["version", "status", "scorer_token", "ended"])
+    if outcome is not None and outcome.data is not None and not (stale or error):
+        lei = build_lei(session, outcome.data, outcome.result)
+    else:
+        lei = load_lei(session)
+    context = _live_context(request, scorer, lei)
+    context.update(error=error, notice=notice, undone=undone, flash=_flash(outcome))
+    shown = request.POST.get("sheet", "")
+    if shown and shown == lei.sheet_key:
+        # The tablet shows this very sheet (a knock, a fold, a refusal...): only the round
+        # section is drawn and sent, in place of the whole ``#live``.
+        response = render(request, "scoring/lei/tablet.html#round", context)
+        response["HX-Retarget"] = "#round"
+        response["HX-Reswap"] = "outerHTML"
+    else:
+        response = render(request, "scoring/lei/tablet.html#live", context)
+    if changed and not error and not stale:
+        response["HX-Trigger"] = "leiChanged"
+    response["X-Lei-Outcome"] = "stale" if stale else "refused" if error else "recorded"
+    response["X-Lei-Version"] = str(session.version)
+    return response
+
+
+def _flash(outcome: funnel.RecordOutcome | None) -> str:
+    """The result of the round this write ended ("Ronde 7: Eva wint — inzet 2"), or "": the
+    round a write touched is among the replay's scored rounds only when the write ended it."""
+    if outcome is None or outcome.result is None or not outcome.round_number:
+        return ""
+    rounds = outcome.result.rounds
+    if not rounds or rounds[-1].number != outcome.round_number:
+        return ""
+    done = rounds[-1]
+    words = {"number": done.number, "winner": done.winner or "", "stake": done.stake}
+    if done.ended_by == "four_of_a_kind":
+        return gettext("Ronde %(number)s: vier gelijke van %(winner)s") % words
+    if done.ended_by == "all_fold" and done.winner:
+        text = gettext("Ronde %(number)s: de rest is weg, %(winner)s wint — inzet %(stake)s")
+        return text % words
+    if done.winner and done.jack:
+        return gettext("Ronde %(number)s: %(winner)s wint met boer — inzet %(stake)s") % words
+    if done.winner:
+        return gettext("Ronde %(number)s: %(winner)s wint — inzet %(stake)s") % words
+    return gettext("Ronde %(number)s is gespeeld — inzet %(stake)s") % words
+
+
+def _tap_words() -> dict[str, str]:
+    """What a tap of each event type is called, for "Weg van Eva ongedaan gemaakt"."""
+    return {
+        "knock": gettext("Toep"),
+        "blind_knock": gettext("Blind toepen"),
+        "stay": gettext("Mee"),
+        "fold": gettext("Weg"),
+        "win": gettext("Laatste slag"),
+        "four_of_a_kind": gettext("Vier gelijke"),
+        "laundry": gettext("Vuile was"),
+        "penalty": gettext("Strafpunt"),
+        "jack_beaten": gettext("Boer geslagen"),
+        "bid": gettext("Bod"),
+        "bid_fold": gettext("Pas"),
+        "disqualify": gettext("Eruit"),
+    }
+
+
+def _undone_text(session: Session) -> str:
+    """What an undo of ``session`` as it is now takes back, in words: the last event of its
+    last round, or that round's presence (``services.session_undo`` takes back the same)."""
+    if session.game == Game.POT and session.ended:
+        return gettext("Het verdelen van de pot is ongedaan gemaakt.")
+    last = Round.objects.filter(session=session).order_by("-number").values_list("events").first()
+    if last is None:
+        return ""
+    events = last[0] or []
+    if not events:
+        return gettext("Aanwezigheid ongedaan gemaakt.")
+    event = events[-1]
+    what = _tap_words().get(event.get("type"), event.get("type", ""))
+    if event.get("type") == "win" and event.get("jack"):
+        what = gettext("%(what)s met boer") % {"what": what}
+    if event.get("player"):
+        return gettext("%(what)s van %(player)s ongedaan gemaakt.") % {
+            "what": what,
+            "player": event["player"],
+        }
+    return gettext("%(what)s ongedaan gemaakt.") % {"what": what}
+
+
+def service_error_text(error: writes.ServiceError) -> str:
+    if isinstance(error, funnel.SessionLocked):
+        return gettext("Deze lei is op slot: de club moet hem eerst openen.")
+    if isinstance(error, funnel.NothingToUndo):
+        return gettext("Er is niets om ongedaan te maken.")
+    if isinstance(error, funnel.RoundStarted):
+        return gettext(
+            "De ronde is al begonnen: wie weg is of erbij komt, zet je vóór de eerste gebeurtenis."
+        )
+    if isinstance(error, funnel.UnknownRound):
+        return gettext("Die ronde bestaat niet.")
+    if isinstance(error, club_services.PlayerNameClash):
+        return gettext("Die naam is al bezet of niet geldig.")
+    return gettext("Dat ging niet.")
+
+
+def _write(
+    request: HtmxHttpRequest,
+    scorer: access.ScorerAccess,
+    write: Callable[[], Any],
+    undone: Callable[[], str] | None = None,
+) -> HttpResponse:
+    """Run ``write`` and answer; ``undone`` says in words what an undo is about to take back
+    (asked first, and shown only when this very request took it back)."""
+    said = undone() if undone is not None else ""
+    try:
+        outcome = write()
+    except funnel.StaleVersion:
+        return _answer(request, scorer, stale=True)
+    except Refusal as refusal:
+        return _answer(request, scorer, error=refusal_text(refusal))
+    except writes.ServiceError as error:
+        return _answer(request, scorer, error=service_error_text(error))
+    return _answer(request, scorer, outcome=outcome, undone="" if outcome.replayed else said)
+
+
+@require_GET
+def scorer_link(request: HttpRequest, token: str) -> HttpResponse:
+    """A tablet without an account opens the secret link once; the Django session keeps it."""
+    session = access.session_by_scorer_token(token)
+    access.grant_scorer_link(request, session)
+    return redirect(tablet_url(session))
+
+
+@require_POST
+@scorer_required
+def scorer_link_change(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
+    """A club admin renews or revokes the scorer link (a plain form)."""
+    if not scorer.is_admin:
+        return HttpResponseForbidden(gettext("Alleen een beheerder van de club kan dit."))
+    if request.POST.get("action") == "revoke":
+        services.session_revoke_token(session=scorer.session, actor=request.user)
+        messages.success(request, gettext("De scorerlink werkt niet meer."))
+    else:
+        services.session_rotate_token(session=scorer.session, actor=request.user)
+        messages.success(request, gettext("Er is een nieuwe scorerlink; de oude werkt niet meer."))
+    return redirect(tablet_url(scorer.session))
+
+
+@require_GET
+@scorer_required
+def tablet(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
+    session = scorer.session
+    lei = load_lei(session)
+    context = _live_context(request, scorer, lei)
+    if request.htmx:
+        return render(request, "scoring/lei/tablet.html#live", context)
+    viewer_path = reverse("viewer", args=[access.viewer_token(session.pk)])
+    share = {
+        "viewer_url": request.build_absolute_uri(viewer_path),
+        "viewer_path": viewer_path,
+        "viewer_qr": qr_svg(request.build_absolute_uri(viewer_path), gettext("Meekijken")),
+    }
+    if session.scorer_token:
+        scorer_path = reverse("scorer_link", args=[session.scorer_token])
+        share["scorer_url"] = request.build_absolute_uri(scorer_path)
+        share["scorer_qr"] = qr_svg(share["scorer_url"], gettext("Scoren op een andere tablet"))
+    context["share"] = share
+    # The secret scorer link is on this page: not compressed (scoring/lei/compression.py, BREACH).
+    return no_compression(render(request, "scoring/lei/tablet.html", context))
+
+
+@require_GET
+def service_worker(request: HttpRequest) -> HttpResponse:
+    """The tablet's service worker (``templates/scoring/lei/service_worker.js``), from the site's
+    root: a worker's scope is the folder it is served from, and it must see the tablet pages
+    and signing out. Asked for again by the browser at every visit (``no-cache``)."""
+    example = reverse("tablet", args=[987654321])
+    pattern = "^" + re.escape(example).replace("987654321", "[0-9]+") + "$"
+    response = render(
+        request,
+        "scoring/lei/service_worker.js",
+        {
+            "tablet_example": example.replace("987654321", "<n>"),
+            "tablet_pattern": pattern,
+            "static_prefix": static(""),
+            "logout": reverse("logout"),
+            "taps_pattern": example.replace("987654321/", "*"),
+        },
+        content_type="text/javascript; charset=utf-8",
+    )
+    response["Cache-Control"] = "no-cache"
+    return response
+
+
+@require_POST
+@scorer_required
+def session_event(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
+    """One tap: one event with the version the tablet showed and the tap's key."""
+    form = EventForm(request.POST)
+    if not form.is_valid():
+        return _answer(request, scorer, error=translated_error(form), changed=False)
+    data = form.cleaned_data
+    return _write(
+        request,
+        scorer,
+        lambda: services.session_record_event(
+            session=scorer.session,
+            event=form.event(),
+            version=data["version"],
+            key=data["key"],
+            actor=scorer.actor,
+        ),
+    )
+
+
+@require_POST
+@scorer_required
+def session_undo(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
+    """Take back the last tap, and say which ("Weg van Eva ongedaan gemaakt")."""
+    return _write_at_version(request, scorer, services.session_undo, say_undone=True)
+
+
+def _write_at_version(
+    request: HtmxHttpRequest,
+    scorer: access.ScorerAccess,
+    service: Callable[..., object],
+    say_undone: bool = False,
+) -> HttpResponse:
+    """A write that carries nothing but the version the tablet saw and its key."""
+    form = VersionForm(request.POST)
+    if not form.is_valid():
+        return _answer(request, scorer, error=translated_error(form), changed=False)
+    version = form.cleaned_data["version"]
+
+    def undone() -> str:
+        # Read before the write: what is read is what the write takes back only if the
+        # session was at the tablet's version all along (the write then checks it again).
+        if not say_undone or scorer.session.version != version:
+            return ""
+        return _undone_text(scorer.session)
+
+    return _write(
+        request,
+        scorer,
+        lambda: service(
+            session=scorer.session,
+            version=version,
+            key=form.cleaned_data["key"],
+            actor=scorer.actor,
+        ),
+        undone=undone,
+    )
+
+
+@require_POST
+@scorer_required
+def session_presence(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
+    """Who is away (toilet, drinks) and who sits down, before the round's first event."""
+    lei = load_lei(scorer.session)
+    form = PresenceForm(request.POST, players=lei.seated)
+    if not form.is_valid():
+        return _answer(request, scorer, error=translated_error(form), changed=False)
+    join = list(lei.open_join)
+    new = (form.cleaned_data.get("join") or "").strip()
+    if new:
+        join.append(new)
+    return _write(
+        request,
+        scorer,
+        lambda: services.session_set_presence(
+            session=scorer.session,
+            absent=form.absent(),
+            join=join,
+            version=form.cleaned_data["version"],
+            key=form.cleaned_data["key"],
+            actor=scorer.actor,
+        ),
+    )
+
+
+# What the confirm step of "Spel beëindigen" sends (tablet.html#finish): without it, a stray
+# tap or a form from an old page ends nothing.
+FINISH_CONFIRMED = "ja"
+
+
+@require_POST
+@scorer_required
+def session_finish(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
+    """Closing time, or in the pot game: share the pot out, once the scorer confirmed it. A
+    game without a finished round is thrown away (``services.session_discard``), and the
+    tablet goes to the home page."""
+    if request.POST.get("confirm") != FINISH_CONFIRMED:
+        return _answer(
+            request,
+            scorer,
+            error=gettext("Het spel is niet beëindigd: bevestig het eerst."),
+            changed=False,
+        )
+    form = VersionForm(request.POST)
+    if not form.is_valid():
+        return _answer(request, scorer, error=translated_error(form), changed=False)
+
+    def finish() -> funnel.RecordOutcome:
+        outcome = services.session_finish(
+            session=scorer.session,
+            version=form.cleaned_data["version"],
+            key=form.cleaned_data["key"],
+            actor=scorer.actor,
+        )
+        if outcome.discarded:
+            raise _Discarded
+        return outcome
+
+    try:
+        return _write(request, scorer, finish)
+    except _Discarded:
+        messages.info(
+            request, gettext("Het spel is weggegooid: er was nog geen ronde uitgespeeld.")
+        )
+        home = reverse("home")
+        if request.htmx:
+            return HttpResponse(status=204, headers={"HX-Redirect": home})
+        return redirect(home)
+
+
+class _Discarded(Exception):
+    """The finished session was thrown away: there is no lei left to draw."""
+
+
+@require_POST
+@scorer_required
+def session_again(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
+    """The tap on "Nieuw spel, zelfde spelers" after a game starts the next one at this table
+    (``services.session_again``) and opens it on this tablet. A tablet with the scorer link
+    gets the new game's link as well: it scored this table, it scores the next game."""
+    lei = load_lei(scorer.session)
+    if not lei.finished or lei.locked:
+        return _answer(
+            request, scorer, error=gettext("Dit spel is nog niet uitgespeeld."), changed=False
+        )
+    try:
+        new = services.session_again(
+            session=scorer.session, dealer=lei.next_dealer, actor=scorer.actor
+        )
+    except Refusal as refusal:
+        return _answer(request, scorer, error=refusal_text(refusal), changed=False)
+    except writes.ServiceError:  # another tablet opened the game again meanwhile
+        return _answer(
+            request, scorer, error=gettext("Dit spel is nog niet uitgespeeld."), changed=False
+        )
+    if scorer.actor.scorer_token and new.scorer_token:
+        access.grant_scorer_link(request, new)
+    return redirect(tablet_url(new))
+
+
+# --- correcting a round ----------------------------------------------------------------------
+
+
+@require_http_methods(["GET", "POST"])
+@scorer_required
+def round_edit(request: HtmxHttpRequest, scorer: access.ScorerAccess, number: int) -> HttpResponse:
+    """The events of one round, one row each, to correct; the whole session is replayed."""
+    session = scorer.session
+    round_ = Round.objects.filter(session=session, number=number).first()
+    if round_ is None:
+        raise Http404("no such round")
+    players = list(session.seats.select_related("player").values_list("player__name", flat=True))
+    game = {"game": session.game}  # each row offers the game's event types and their fields
+    error = ""
+    if request.method == "POST":
+        formset = EventRowFormSet(request.POST, prefix="events", form_kwargs=game)
+        version_form = VersionForm(request.POST)
+        if formset.is_valid() and version_form.is_valid():
+            events = [f.event() for f in formset.forms if f.cleaned_data.get("type")]
+            try:
+                services.round_replace_events(
+                    session=session,
+                    number=number,
+                    events=events,
+                    version=version_form.cleaned_data["version"],
+                    key=version_form.cleaned_data["key"],
+                    actor=scorer.actor,
+                )
+            except funnel.StaleVersion:
+                return _answer(request, scorer, stale=True)
+            except Refusal as refusal:
+                error = refusal_text(refusal)
+            except writes.ServiceError as service_error:
+                error = service_error_text(service_error)
+            else:
+                if not request.htmx:
+                    messages.success(
+                        request, gettext("Ronde %(number)s is verbeterd.") % {"number": number}
+                    )
+                return _answer(request, scorer)
+        else:
+            error = translated_error(version_form) if not version_form.is_valid() else ""
+            error = error or gettext("Controleer de regels hieronder.")
+    else:
+        formset = EventRowFormSet(
+            prefix="events",
+            initial=[event_row_initial(e) for e in round_.events],
+            form_kwargs=game,
+        )
+    context = {
+        "session": session,
+        "round": round_,
+        "formset": formset,
+        "players": players,
+        "is_pot": session.game == Game.POT,
+        "error": error,
+        "new_key": new_key,
+    }
+    if request.htmx:
+        response = render(request, "scoring/lei/round_edit.html#editor", context)
+        if request.method == "POST":  # the refusal goes into the editor, not over the panel
+            response["HX-Retarget"] = "#editor"
+            response["HX-Reswap"] = "outerHTML"
+        return response
+    return render(request, "scoring/lei/round_edit.html", context)

@@ -1,0 +1,132 @@
+"""Clubs and their people: members (with a login), players (members or guests), seasons."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.db.models.functions import Lower
+from django.utils.translation import gettext_lazy as _
+
+
+def new_scorer_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def default_ranking() -> dict[str, Any]:
+    """How a season ranks its players; read by the league standings."""
+    return {"scoring": "placement", "best_n": None, "tie_breakers": ["wins", "average_place"]}
+
+
+class Game(models.TextChoices):
+    STRAFPUNTEN = "strafpunten", _("strafpunten")
+    POT = "pot", _("pottoepen")
+
+
+class Club(models.Model):
+    name = models.CharField(_("name"), max_length=100)
+    slug = models.SlugField(_("slug"), max_length=60, unique=True)
+    # House rules: a preset of RULES.md §12 plus overrides of single keys. A session copies the
+    # resolved rules when it starts, so changing these never rewrites a played session.
+    preset = models.CharField(_("preset"), max_length=30, default="standaard")
+    rules = models.JSONField(_("rule overrides"), default=dict, blank=True)
+    standings_public = models.BooleanField(_("public standings"), default=False)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = _("club")
+        verbose_name_plural = _("clubs")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Player(models.Model):
+    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="players")
+    name = models.CharField(_("name"), max_length=40)
+    is_guest = models.BooleanField(_("guest"), default=False)
+    public_initials = models.BooleanField(_("only initials in public"), default=False)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="players",
+    )
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = _("player")
+        verbose_name_plural = _("players")
+        constraints = [
+            # Anne and anne are one person at the table: the lei matches names ignoring case.
+            models.UniqueConstraint(
+                models.F("club"), Lower("name"), name="player_name_unique_in_club_ignoring_case"
+            ),
+            models.CheckConstraint(condition=~Q(name=""), name="player_name_not_empty"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def initials(self) -> str:
+        return "".join(part[0].upper() + "." for part in self.name.split() if part)
+
+    def public_name(self) -> str:
+        return self.initials if self.public_initials else self.name
+
+
+class ClubMembership(models.Model):
+    class Role(models.TextChoices):
+        ADMIN = "admin", _("admin")
+        SCORER = "scorer", _("scorer")
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(_("role"), max_length=10, choices=Role.choices, default=Role.SCORER)
+
+    class Meta:
+        verbose_name = _("club membership")
+        verbose_name_plural = _("club memberships")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "club"], name="membership_unique_per_user_and_club"
+            ),
+            models.CheckConstraint(
+                condition=Q(role__in=["admin", "scorer"]), name="membership_role_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} ({self.get_role_display()}, {self.club})"
+
+
+class Season(models.Model):
+    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="seasons")
+    name = models.CharField(_("name"), max_length=60)
+    starts_on = models.DateField(_("starts on"))
+    ends_on = models.DateField(_("ends on"), null=True, blank=True)
+    ranking = models.JSONField(_("ranking"), default=default_ranking, blank=True)
+
+    class Meta:
+        ordering = ["-starts_on"]
+        verbose_name = _("season")
+        verbose_name_plural = _("seasons")
+        constraints = [
+            models.UniqueConstraint(fields=["club", "name"], name="season_name_unique_in_club"),
+            models.CheckConstraint(
+                condition=Q(ends_on__isnull=True) | Q(ends_on__gte=models.F("starts_on")),
+                name="season_ends_after_start",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.club}: {self.name}"

@@ -1,0 +1,334 @@
+"""Sessions as event logs, their seats and rounds, the projection (``RoundScore``,
+``SessionResult``), the audit trail and the taps' idempotency keys."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from scoring.lei.sessionfile import session_to_file
+from scoring.models.clubs import Club, Game, Player, Season, new_scorer_token
+
+
+class SessionQuerySet(models.QuerySet):
+    def for_club(self, club: Club) -> SessionQuerySet:
+        return self.filter(club=club)
+
+    def running(self) -> SessionQuerySet:
+        return self.filter(status=Session.Status.RUNNING)
+
+    def finished(self) -> SessionQuerySet:
+        """Sessions that are over: finished, and finished ones the club has locked."""
+        return self.filter(status__in=[Session.Status.FINISHED, Session.Status.LOCKED])
+
+    def in_season(self, season: Season) -> SessionQuerySet:
+        return self.filter(season=season)
+
+
+class Session(models.Model):
+    class Status(models.TextChoices):
+        RUNNING = "running", _("running")
+        FINISHED = "finished", _("finished")
+        LOCKED = "locked", _("locked")
+
+    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="sessions")
+    season = models.ForeignKey(
+        Season, on_delete=models.SET_NULL, null=True, blank=True, related_name="sessions"
+    )
+    table_label = models.CharField(_("table"), max_length=60, blank=True)
+    played_on = models.DateField(_("played on"), default=timezone.localdate)
+    game = models.CharField(
+        _("game"), max_length=12, choices=Game.choices, default=Game.STRAFPUNTEN
+    )
+    # A snapshot of the fully resolved rules the session is played by (validated by the engine
+    # when the session starts): later changes to the club's house rules never rewrite history.
+    rules = models.JSONField(_("rules"), default=dict)
+    preset = models.CharField(_("preset"), max_length=30, default="standaard")
+    first_dealer = models.CharField(_("first dealer"), max_length=40, blank=True)
+    teams = models.JSONField(_("teams"), null=True, blank=True)  # {"Noord": ["Anne", "Cees"]}
+    start = models.JSONField(_("start totals"), default=dict, blank=True)  # {"Anne": 9}
+    ended = models.BooleanField(_("pot shared out"), default=False)  # pot game only
+    status = models.CharField(
+        _("status"), max_length=10, choices=Status.choices, default=Status.RUNNING
+    )
+    # Bumped by every write; a client sends the version it saw and a stale one is refused.
+    version = models.PositiveIntegerField(_("version"), default=0)
+    scorer_token = models.CharField(
+        _("scorer token"),
+        max_length=64,
+        unique=True,
+        null=True,
+        blank=True,
+        default=new_scorer_token,
+    )
+    created_at = models.DateTimeField(_("created"), default=timezone.now)
+    updated_at = models.DateTimeField(_("updated"), default=timezone.now)
+
+    objects = SessionQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-played_on", "-id"]
+        verbose_name = _("session")
+        verbose_name_plural = _("sessions")
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(status__in=["running", "finished", "locked"]),
+                name="session_status_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(game__in=["strafpunten", "pot"]), name="session_game_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(version__gte=0), name="session_version_not_negative"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["club", "-played_on"], name="session_club_date"),
+            models.Index(fields=["season", "status"], name="session_season_status"),
+        ]
+
+    def __str__(self) -> str:
+        label = f" {self.table_label}" if self.table_label else ""
+        return f"{self.club} {self.played_on}{label} (#{self.pk})"
+
+    @property
+    def is_locked(self) -> bool:
+        return self.status == self.Status.LOCKED
+
+    def to_file(self) -> dict[str, Any]:
+        """This session as a ``toepen/1`` session file (RULES.md §14)."""
+        return session_to_file(self)
+
+
+class Seat(models.Model):
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="seats")
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="seats")
+    position = models.PositiveSmallIntegerField(_("position"))  # 1 = first seat, clockwise
+    side = models.CharField(_("side"), max_length=40, blank=True)  # team toepen only
+
+    class Meta:
+        ordering = ["session", "position"]
+        verbose_name = _("seat")
+        verbose_name_plural = _("seats")
+        constraints = [
+            models.UniqueConstraint(fields=["session", "position"], name="seat_position_unique"),
+            models.UniqueConstraint(fields=["session", "player"], name="seat_player_unique"),
+            models.CheckConstraint(condition=Q(position__gte=1), name="seat_position_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.position}. {self.player}"
+
+
+class Round(models.Model):
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="rounds")
+    number = models.PositiveSmallIntegerField(_("number"))
+    # Exactly as in the session file: the events in order, who is away, who sits down. A pot
+    # round's bids and winner are kept as events too ({"type": "bid", "player", "bid"} and
+    # {"type": "win", "player"}), so that the order of the declarations survives (a JSON object
+    # in PostgreSQL's jsonb does not keep its order) and undo takes back the last one.
+    events = models.JSONField(_("events"), default=list, blank=True)
+    absent = models.JSONField(_("absent"), default=dict, blank=True)
+    join = models.JSONField(_("join"), default=list, blank=True)
+
+    class Meta:
+        ordering = ["session", "number"]
+        verbose_name = _("round")
+        verbose_name_plural = _("rounds")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["session", "number"], name="round_number_unique_in_session"
+            ),
+            models.CheckConstraint(condition=Q(number__gte=1), name="round_number_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.session} round {self.number}"
+
+
+class RoundScore(models.Model):
+    """A player's (or, in team toepen, a side's) result in one finished round."""
+
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="scores")
+    player = models.ForeignKey(
+        Player, on_delete=models.CASCADE, null=True, blank=True, related_name="round_scores"
+    )
+    side = models.CharField(_("side"), max_length=40, blank=True)
+    points = models.IntegerField(_("points"), default=0)
+    # The pot game's stake is the winning bid, up to ten million cents (engine/bounds.py).
+    stake = models.PositiveIntegerField(_("stake"), default=1)
+    won = models.BooleanField(_("won"), default=False)
+    folded = models.BooleanField(_("folded"), default=False)
+    fold_cost = models.SmallIntegerField(_("fold cost"), null=True, blank=True)
+    knocks = models.PositiveSmallIntegerField(_("knocks"), default=0)
+    jack_win = models.BooleanField(_("won with a jack"), default=False)
+    armoede = models.BooleanField(_("armoede"), default=False)
+    absent = models.CharField(_("absent"), max_length=10, blank=True)  # "toilet" | "drinks"
+    penalty = models.IntegerField(_("penalty points"), default=0)
+    pussy = models.PositiveSmallIntegerField(_("pussy points"), default=0)
+    eliminated = models.BooleanField(_("out after this round"), default=False)
+    total = models.IntegerField(_("running total"), default=0)
+
+    class Meta:
+        ordering = ["round", "id"]
+        verbose_name = _("round score")
+        verbose_name_plural = _("round scores")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["round", "player"],
+                condition=Q(player__isnull=False),
+                name="roundscore_one_per_player",
+            ),
+            models.UniqueConstraint(
+                fields=["round", "side"],
+                condition=Q(player__isnull=True),
+                name="roundscore_one_per_side",
+            ),
+            models.CheckConstraint(
+                condition=Q(player__isnull=False) | ~Q(side=""), name="roundscore_player_or_side"
+            ),
+        ]
+        indexes = [models.Index(fields=["player", "round"], name="roundscore_player")]
+
+    def __str__(self) -> str:
+        return f"{self.round}: {self.player or self.side} {self.points}"
+
+
+class SessionResult(models.Model):
+    """A player's (or side's) place and totals in a session; current while it runs."""
+
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="results")
+    player = models.ForeignKey(
+        Player, on_delete=models.CASCADE, null=True, blank=True, related_name="results"
+    )
+    side = models.CharField(_("side"), max_length=40, blank=True)
+    place = models.PositiveSmallIntegerField(_("place"))
+    total = models.IntegerField(_("total"), default=0)  # cents (balance) in the pot game
+    rounds_played = models.PositiveSmallIntegerField(_("rounds played"), default=0)
+    rounds_won = models.PositiveSmallIntegerField(_("rounds won"), default=0)
+    toepkoning = models.BooleanField(_("toepkoning"), default=False)
+    eliminated_in_round = models.PositiveSmallIntegerField(_("out in round"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["session", "place", "id"]
+        verbose_name = _("session result")
+        verbose_name_plural = _("session results")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["session", "player"],
+                condition=Q(player__isnull=False),
+                name="sessionresult_one_per_player",
+            ),
+            models.UniqueConstraint(
+                fields=["session", "side"],
+                condition=Q(player__isnull=True),
+                name="sessionresult_one_per_side",
+            ),
+            models.CheckConstraint(condition=Q(place__gte=1), name="sessionresult_place_positive"),
+            models.CheckConstraint(
+                condition=Q(player__isnull=False) | ~Q(side=""), name="sessionresult_player_or_side"
+            ),
+        ]
+        indexes = [models.Index(fields=["player", "session"], name="sessionresult_player")]
+
+    def __str__(self) -> str:
+        return f"{self.session}: {self.place}. {self.player or self.side}"
+
+
+class AuditEntry(models.Model):
+    class Action(models.TextChoices):
+        START = "start", _("started")
+        IMPORT = "import", _("imported")
+        EVENT = "event", _("event recorded")
+        PRESENCE = "presence", _("presence set")
+        UNDO = "undo", _("undone")
+        CORRECT = "correct", _("round corrected")
+        FINISH = "finish", _("finished")
+        LOCK = "lock", _("locked")
+        UNLOCK = "unlock", _("unlocked")
+        ROTATE_TOKEN = "rotate_token", _("scorer link renewed")
+        REVOKE_TOKEN = "revoke_token", _("scorer link revoked")
+        MERGE = "merge", _("players merged")
+        RENAME = "rename", _("player renamed")
+
+    session = models.ForeignKey(
+        Session, on_delete=models.SET_NULL, null=True, blank=True, related_name="audit_entries"
+    )
+    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="audit_entries")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="audit_entries",
+    )
+    by_scorer_token = models.BooleanField(_("by scorer link"), default=False)
+    at = models.DateTimeField(_("when"), default=timezone.now)
+    action = models.CharField(_("action"), max_length=20, choices=Action.choices)
+    round_number = models.PositiveSmallIntegerField(_("round"), null=True, blank=True)
+    before = models.JSONField(_("before"), null=True, blank=True)
+    after = models.JSONField(_("after"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["-at", "-id"]
+        verbose_name = _("audit entry")
+        verbose_name_plural = _("audit entries")
+        indexes = [
+            models.Index(fields=["session", "at"], name="audit_session_at"),
+            models.Index(fields=["club", "at"], name="audit_club_at"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.at:%Y-%m-%d %H:%M} {self.get_action_display()}"
+
+
+class IdempotencyKey(models.Model):
+    """A client key of an action already recorded, with the answer it got."""
+
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="idempotency_keys")
+    key = models.CharField(_("key"), max_length=100)
+    response = models.JSONField(_("response"))
+    created_at = models.DateTimeField(_("created"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("idempotency key")
+        verbose_name_plural = _("idempotency keys")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["session", "key"], name="idempotency_key_unique_per_session"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.key
+
+
+class RenderedSheet(models.Model):
+    """The viewers' sheet (the ``#live`` fragment) as rendered for one version of a session.
+
+    Ten phones and a TV poll the same table: the first poll after a change renders the sheet
+    and keeps it here, compressed once, and the others are served this copy as it is
+    (``scoring.lei.compression.kept_answer``). A write bumps the session's version, so a copy of an
+    older version is never served; nothing has to be invalidated. It lives in PostgreSQL like
+    every cache of the app, so that any app server serves it.
+    """
+
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="+")
+    variant = models.CharField(max_length=20)  # language and TV mode: "nl", "en-tv"
+    version = models.PositiveIntegerField()
+    gzipped = models.BinaryField()  # the fragment's HTML (UTF-8), gzip-compressed
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["session", "variant"], name="renderedsheet_one_per_variant"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.session_id} {self.variant} v{self.version}"

@@ -1,0 +1,165 @@
+"""The admin of tournaments and their series: looked after here, made and run on the
+organiser's screens."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin
+from django.db.models import Count, QuerySet
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+
+from scoring.clubs.admin import ClubScopedAdmin, ReadOnlyTabularInline
+from scoring.models import (
+    Season,
+    Series,
+    Tournament,
+    TournamentEntry,
+    TournamentTable,
+)
+from scoring.toernooi import selectors as tournament_selectors
+from scoring.toernooi import services as tournaments
+
+
+class TournamentForm(forms.ModelForm):
+    class Meta:
+        model = Tournament
+        fields = ["name", "date", "season", "table_points", "final_table"]
+
+    def clean_table_points(self) -> list[int]:
+        try:
+            return tournaments.checked_points(self.cleaned_data["table_points"])
+        except tournaments.TournamentError as error:
+            raise forms.ValidationError(str(error)) from error
+
+    def clean_season(self) -> Season | None:
+        season = self.cleaned_data.get("season")
+        if season is not None and season.club_id != self.instance.club_id:
+            raise forms.ValidationError(gettext("Dat seizoen hoort bij een andere club."))
+        return season
+
+
+class TournamentEntryInline(ReadOnlyTabularInline):
+    model = TournamentEntry
+    club_path = "tournament__club"
+    parent_club_path = "club"
+    fields = ["player", "from_series", "withdrawn_after", "checked_in_at"]
+
+
+class SeriesInline(ReadOnlyTabularInline):
+    model = Series
+    club_path = "tournament__club"
+    parent_club_path = "club"
+    fields = ["number", "final", "state", "seed", "drawn_at"]
+    show_change_link = True
+
+
+@admin.register(Tournament)
+class TournamentAdmin(ClubScopedAdmin):
+    """A toernooi is created, drawn and run on the organiser's screens
+    (``scoring.toernooi.services``);
+    here its name, date, season and table points can be changed, and its standings are shown
+    as they are now: a correction of a table's game (on the session's page) is in them at once.
+    """
+
+    form = TournamentForm
+    addable = False
+    list_display = ["name", "date", "club", "status", "series_count", "entries_count"]
+    list_filter = ["status", ("club", admin.RelatedOnlyFieldListFilter)]
+    search_fields = ["name"]
+    date_hierarchy = "date"
+    list_select_related = ["club"]
+    readonly_fields = [
+        "club",
+        "status",
+        "preset",
+        "rules",
+        "series_count",
+        "end_mode",
+        "end_rounds",
+        "end_time",
+        "table_size",
+        "created_at",
+        "standings",
+    ]
+    inlines = [TournamentEntryInline, SeriesInline]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        return super().get_queryset(request).annotate(entries_count=Count("entries"))
+
+    @admin.display(description=_("deelnemers"), ordering="entries_count")
+    def entries_count(self, tournament: Tournament) -> int:
+        return tournament.entries_count
+
+    @admin.display(description=_("stand"))
+    def standings(self, tournament: Tournament) -> str:
+        if tournament.pk is None:
+            return "—"
+        result = tournament_selectors.tournament_standings(tournament)
+        rows = format_html_join(
+            "",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            (
+                (
+                    row.place,
+                    row.player.name,
+                    row.table_points,
+                    row.strafpunten,
+                    row.toepkoningen,
+                    row.series_played,
+                )
+                for row in result.rows
+            ),
+        )
+        return format_html(
+            "<p>{}</p><table><thead><tr><th>#</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th>"
+            "<th>{}</th></tr></thead><tbody>{}</tbody></table>",
+            gettext("Voorlopige stand: er speelt nog een serie.")
+            if result.provisional
+            else gettext("Stand na %(count)s series.") % {"count": result.series_counted},
+            gettext("speler"),
+            gettext("tafelpunten"),
+            gettext("strafpunten"),
+            gettext("toepkoningen"),
+            gettext("series"),
+            rows,
+        )
+
+
+class TournamentTableInline(ReadOnlyTabularInline):
+    model = TournamentTable
+    club_path = "series__tournament__club"
+    parent_club_path = "tournament__club"
+    fields = ["number", "players", "dealer", "session_link"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        return super().get_queryset(request).select_related("dealer", "session")
+
+    @admin.display(description=_("spelers"))
+    def players(self, table: TournamentTable) -> str:
+        seats = table.seats.select_related("player").order_by("position")
+        return ", ".join(s.player.name for s in seats)
+
+    @admin.display(description=_("spel"))
+    def session_link(self, table: TournamentTable) -> str:
+        if table.session_id is None:
+            return gettext("nog niet begonnen")
+        url = reverse("admin:scoring_session_change", args=[table.session_id])
+        return format_html('<a href="{}">{}</a>', url, table.session.get_status_display())
+
+
+@admin.register(Series)
+class SeriesAdmin(ClubScopedAdmin):
+    """A series is drawn on the organiser's screen; here its tables link to their games, where
+    a round is corrected as any session's."""
+
+    club_path = "tournament__club"
+    read_only = True
+    list_display = ["__str__", "number", "final", "state", "drawn_at"]
+    list_filter = ["state", ("tournament", admin.RelatedOnlyFieldListFilter)]
+    search_fields = ["tournament__name"]
+    list_select_related = ["tournament__club"]
+    inlines = [TournamentTableInline]

@@ -1,0 +1,352 @@
+"""What the toernooi's screens read: each table's state in a series, the standings with their
+tie-breakers, and the prize list. Computed on every call from the tables' ``SessionResult``
+rows, so a correction of a table's game is in them at once."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any
+
+from django.db.models import Prefetch
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy
+
+from scoring.models import (
+    Player,
+    Series,
+    Session,
+    SessionResult,
+    TableSeat,
+    Tournament,
+    TournamentEntry,
+    TournamentTable,
+)
+
+# A table's seats with their players in one query, in seat order.
+SEATS_IN_ORDER = Prefetch(
+    "seats", queryset=TableSeat.objects.select_related("player").order_by("position")
+)
+
+
+OVER = (Session.Status.FINISHED, Session.Status.LOCKED)
+
+
+@dataclass
+class StandingRow:
+    player: Player
+    place: int
+    table_points: int
+    strafpunten: int
+    toepkoningen: int
+    series_played: int
+    shared: bool = False  # the place is shared with another player
+    decided_by: str = ""  # the tie-breaker that put this row below an equal one ("" if none)
+    # Per series: (series number, table number, place at the table, table points).
+    series: list[tuple[int, int, int, int]] = field(default_factory=list)
+    withdrawn: bool = False
+    # Wins minus losses against the players equal on the first three tie-breakers (None when
+    # nobody was).
+    head_to_head: int | None = None
+
+
+@dataclass
+class Standings:
+    rows: list[StandingRow]
+    provisional: bool  # a series is running: its tables count with their current places
+    series_counted: int  # series with at least one table started
+    explanation: list[Promise]
+
+    def by_player(self) -> dict[int, StandingRow]:
+        return {row.player.pk: row for row in self.rows}
+
+
+@dataclass
+class TableStatus:
+    table: TournamentTable
+    players: list[Player]  # in seat order
+    dealer: Player | None
+    session: Session | None
+    state: str  # "drawn" (not started), "running", "done" (may be ended), "finished"
+    totals: dict[int, int]  # player id → current total
+    places: dict[int, int]  # player id → current place
+    rounds_played: int
+
+
+@dataclass
+class PrizeRow:
+    place: int
+    player: Player
+    table_points: int
+    strafpunten: int
+    final_place: int | None  # the place at the final table, if they played it
+
+
+TIE_BREAKERS = [
+    gettext_lazy("Tafelpunten: meer tafelpunten staat hoger."),
+    gettext_lazy(
+        "Strafpunten: bij gelijke tafelpunten staat wie over alle series minder"
+        " strafpunten had hoger."
+    ),
+    gettext_lazy("Toepkoningen: daarna staat wie vaker toepkoning werd hoger."),
+    gettext_lazy(
+        "Onderling: daarna staat wie aan de tafels waar ze elkaar troffen vaker boven de ander"
+        " eindigde hoger. Wie dan nog gelijk staat, deelt de plaats."
+    ),
+]
+DECIDED_BY = {
+    "strafpunten": gettext_lazy("strafpunten"),
+    "toepkoningen": gettext_lazy("toepkoningen"),
+    "onderling": gettext_lazy("onderling"),
+}
+
+
+def present_for(tournament: Tournament, number: int) -> list[Player]:
+    """The players present for series ``number``, in a fixed order (by id)."""
+    entries = tournament.entries.select_related("player").order_by("player_id")
+    return [e.player for e in entries if e.plays_in(number)]
+
+
+def series_overview(series: Series) -> list[TableStatus]:
+    """Every table of ``series`` with its players, state and current totals (three queries)."""
+    tournament = series.tournament
+    tables = list(
+        series.tables.select_related("dealer", "session").prefetch_related(SEATS_IN_ORDER)
+    )
+    results: dict[int, list[SessionResult]] = defaultdict(list)
+    sessions = [t.session_id for t in tables if t.session_id]
+    for r in SessionResult.objects.filter(session__in=sessions, player__isnull=False):
+        results[r.session_id].append(r)
+    overview: list[TableStatus] = []
+    for table in tables:
+        rows = results.get(table.session_id or 0, [])
+        played = max((r.rounds_played for r in rows), default=0)
+        overview.append(
+            TableStatus(
+                table=table,
+                players=[s.player for s in sorted(table.seats.all(), key=lambda s: s.position)],
+                dealer=table.dealer,
+                session=table.session,
+                state=_table_state(tournament, table.session, played),
+                totals={r.player_id: r.total for r in rows},
+                places={r.player_id: r.place for r in rows},
+                rounds_played=played,
+            )
+        )
+    return overview
+
+
+def _table_state(tournament: Tournament, session: Session | None, played: int) -> str:
+    if session is None:
+        return "drawn"
+    if session.status in OVER:
+        return "finished"
+    if tournament.end_mode == Tournament.EndMode.TIME or (
+        tournament.end_mode == Tournament.EndMode.ROUNDS and played >= (tournament.end_rounds or 0)
+    ):
+        return "done"  # the organiser may end it (series_finish does)
+    return "running"
+
+
+def table_points(points: Sequence[int], places: Mapping[Any, int]) -> dict[Any, int]:
+    """Each player's table points from their place at one table; a shared place shares the
+    points of the places it covers (the average, rounded to whole points, halves up)."""
+    sharing: dict[int, int] = defaultdict(int)
+    for place in places.values():
+        sharing[place] += 1
+    awarded: dict[Any, int] = {}
+    for who, place in places.items():
+        count = sharing[place]
+        covered = sum(
+            points[p - 1] if p - 1 < len(points) else 0 for p in range(place, place + count)
+        )
+        awarded[who] = (2 * covered + count) // (2 * count)
+    return awarded
+
+
+def tournament_standings(tournament: Tournament) -> Standings:
+    """The standings of the regular series (not the final table), by the tie-breakers of the
+    module docstring. Three queries, whatever the number of players and series."""
+    entries = list(tournament.entries.select_related("player").order_by("player__name"))
+    series_state = dict(tournament.series.filter(final=False).values_list("number", "state"))
+    results = list(
+        SessionResult.objects.filter(
+            session__tournament_table__series__tournament=tournament,
+            session__tournament_table__series__final=False,
+            player__isnull=False,
+        ).values_list(
+            "session_id",
+            "player_id",
+            "place",
+            "total",
+            "toepkoning",
+            "session__tournament_table__series__number",
+            "session__tournament_table__number",
+        )
+    )
+    provisional = any(state == Series.State.RUNNING for state in series_state.values())
+    rows = _rows(tournament, entries, results)
+    return Standings(
+        rows=rows,
+        provisional=provisional,
+        series_counted=sum(1 for s in series_state.values() if s != Series.State.DRAWN),
+        explanation=list(TIE_BREAKERS),
+    )
+
+
+def _rows(
+    tournament: Tournament,
+    entries: Sequence[TournamentEntry],
+    results: Sequence[tuple[int, int, int, int, bool, int, int]],
+) -> list[StandingRow]:
+    by_player = {
+        e.player_id: StandingRow(
+            player=e.player,
+            place=0,
+            table_points=0,
+            strafpunten=0,
+            toepkoningen=0,
+            series_played=0,
+            withdrawn=e.withdrawn_after is not None,
+        )
+        for e in entries
+    }
+    places_at: dict[int, dict[int, int]] = defaultdict(dict)  # session → player → place
+    where: dict[int, tuple[int, int]] = {}
+    for session_id, player_id, place, total, king, series_number, table_number in results:
+        places_at[session_id][player_id] = place
+        where[session_id] = (series_number, table_number)
+        row = by_player.get(player_id)
+        if row is None:
+            continue
+        row.strafpunten += total
+        row.toepkoningen += int(king)
+        row.series_played += 1
+    for session_id, places in places_at.items():
+        awarded = table_points(tournament.table_points, places)
+        number, table_number = where[session_id]
+        for player_id, points in awarded.items():
+            row = by_player.get(player_id)
+            if row is not None:
+                row.table_points += points
+                row.series.append((number, table_number, places[player_id], points))
+    for row in by_player.values():
+        row.series.sort()
+    rows = sorted(by_player.values(), key=_key)
+    return _place(rows, places_at)
+
+
+def _key(row: StandingRow) -> tuple[int, int, int]:
+    return (-row.table_points, row.strafpunten, -row.toepkoningen)
+
+
+def _place(
+    rows: list[StandingRow], places_at: Mapping[int, Mapping[int, int]]
+) -> list[StandingRow]:
+    """Places after the head-to-head within groups equal on the first three tie-breakers."""
+    ordered: list[StandingRow] = []
+    groups: list[list[StandingRow]] = []
+    for row in rows:
+        if groups and _key(groups[-1][0]) == _key(row):
+            groups[-1].append(row)
+        else:
+            groups.append([row])
+    for group in groups:
+        if len(group) == 1:
+            ordered.append(group[0])
+            continue
+        score = _head_to_head(group, places_at)
+        group.sort(key=lambda r: (-score[r.player.pk], r.player.name.casefold()))
+        ordered += group
+    previous: StandingRow | None = None
+    for index, row in enumerate(ordered, start=1):
+        same = previous is not None and _key(previous) == _key(row)
+        if same and previous.head_to_head == row.head_to_head:
+            row.place = previous.place
+            row.shared = previous.shared = True
+        else:
+            row.place = index
+            if previous is not None:
+                row.decided_by = _decided_by(previous, row)
+        previous = row
+    return ordered
+
+
+def _head_to_head(
+    group: list[StandingRow], places_at: Mapping[int, Mapping[int, int]]
+) -> dict[int, int]:
+    ids = {r.player.pk for r in group}
+    score = dict.fromkeys(ids, 0)
+    for places in places_at.values():
+        here = [pid for pid in places if pid in ids]
+        for a, b in combinations(here, 2):
+            if places[a] < places[b]:
+                score[a] += 1
+                score[b] -= 1
+            elif places[b] < places[a]:
+                score[b] += 1
+                score[a] -= 1
+    for row in group:
+        row.head_to_head = score[row.player.pk]
+    return score
+
+
+def _decided_by(above: StandingRow, row: StandingRow) -> str:
+    if above.table_points != row.table_points:
+        return ""
+    if above.strafpunten != row.strafpunten:
+        return str(DECIDED_BY["strafpunten"])
+    if above.toepkoningen != row.toepkoningen:
+        return str(DECIDED_BY["toepkoningen"])
+    return str(DECIDED_BY["onderling"])
+
+
+def prize_list(tournament: Tournament) -> list[PrizeRow]:
+    """Places 1 to N: the final table's order for its players (a shared final place keeps the
+    standings order), then the others by the standings, sharing a place where the standings
+    do. Without a final table (or before it has finished) the standings decide alone."""
+    rows = tournament_standings(tournament).rows
+    final = tournament.series.filter(final=True, state=Series.State.FINISHED).first()
+    final_places: dict[int, int] = {}
+    if final is not None:
+        final_places = dict(
+            SessionResult.objects.filter(
+                session__tournament_table__series=final, player__isnull=False
+            ).values_list("player_id", "place")
+        )
+    order = {r.player.pk: i for i, r in enumerate(rows)}
+    finalists = sorted(
+        (r for r in rows if r.player.pk in final_places),
+        key=lambda r: (final_places[r.player.pk], order[r.player.pk]),
+    )
+    prizes = [
+        PrizeRow(
+            place=place,
+            player=row.player,
+            table_points=row.table_points,
+            strafpunten=row.strafpunten,
+            final_place=final_places[row.player.pk],
+        )
+        for place, row in enumerate(finalists, start=1)
+    ]
+    previous: StandingRow | None = None
+    for row in rows:
+        if row.player.pk in final_places:
+            continue
+        if previous is not None and previous.place == row.place:
+            place = prizes[-1].place
+        else:
+            place = len(prizes) + 1
+        prizes.append(
+            PrizeRow(
+                place=place,
+                player=row.player,
+                table_points=row.table_points,
+                strafpunten=row.strafpunten,
+                final_place=None,
+            )
+        )
+        previous = row
+    return prizes

@@ -1,0 +1,206 @@
+"""The statements of a tap written out (scoring/lei/hotsql.py) give and store what the ORM
+would: the same rows, the same Python values, on SQLite and on PostgreSQL."""
+
+import datetime
+
+import pytest
+from django.db import connection, transaction
+from django.db.models import Exists, OuterRef, signals
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from scoring.lei import hotsql, services
+from scoring.models import (
+    ClubMembership,
+    IdempotencyKey,
+    RenderedSheet,
+    Round,
+    RoundScore,
+    Season,
+    Session,
+)
+from tests.conftest import record
+
+
+def values(instance) -> dict:
+    """Every concrete field's Python value, by attribute name."""
+    return {f.attname: getattr(instance, f.attname) for f in instance._meta.concrete_fields}
+
+
+def test_the_locked_session_is_the_orms_session_field_for_field(club):
+    season = Season.objects.create(club=club, name="Najaar", starts_on=datetime.date(2026, 9, 1))
+    session = services.session_start(
+        club=club,
+        players=["Anne", "Bas", "Cees", "Dirk"],
+        teams={"Zuid": ["Bas", "Dirk"], "Noord": ["Anne", "Cees"]},
+        start={"Noord": 3},
+        season=season,
+        table_label="Tafel 2",
+    )
+    with transaction.atomic():
+        locked = hotsql.lock_and_read(session.pk, None)[0]
+    orm = Session.objects.get(pk=session.pk)
+    assert values(locked) == values(orm)
+    assert isinstance(locked.updated_at, datetime.datetime)
+    assert timezone.is_aware(locked.updated_at)
+    assert isinstance(locked.played_on, datetime.date)
+    assert locked.teams == {"Zuid": ["Bas", "Dirk"], "Noord": ["Anne", "Cees"]}
+    assert locked.ended is False
+    assert locked.get_deferred_fields() == set()
+
+
+def test_seats_and_rounds_are_the_orms_rows_with_their_players_and_scored(session):
+    record(session, "knock", "Anne")
+    record(session, "win", "Bas")
+    record(session, "knock", "Cees")  # round 2: still being played, no scores yet
+
+    seats, rounds = hotsql.seats_and_rounds(session.pk)
+    orm_seats = list(session.seats.select_related("player").order_by("position"))
+    assert [values(s) for s in seats] == [values(s) for s in orm_seats]
+    assert [values(s.player) for s in seats] == [values(s.player) for s in orm_seats]
+
+    orm_rounds = list(
+        session.rounds.order_by("number").annotate(
+            scored=Exists(RoundScore.objects.filter(round=OuterRef("pk")))
+        )
+    )
+    assert [values(r) for r in rounds] == [values(r) for r in orm_rounds]
+    assert [r.scored for r in rounds] == [r.scored for r in orm_rounds] == [True, False]
+    assert rounds[0].events == [
+        {"type": "knock", "player": "Anne"},
+        {"type": "win", "player": "Bas"},
+    ]
+
+
+def test_a_rows_instance_behaves_as_the_orms_and_signals_still_see_it_made(session):
+    record(session, "knock", "Anne")
+    seats, rounds = hotsql.seats_and_rounds(session.pk)
+    round_ = rounds[0]
+    assert round_._state.adding is False
+    assert round_._state.db == "default"
+    assert round_.get_deferred_fields() == set()
+    assert round_.session == session  # a related object: loaded when asked for
+    round_.events = [*round_.events, {"type": "fold", "player": "Bas"}]
+    with CaptureQueriesContext(connection) as queries:
+        round_.save()  # an UPDATE of the stored row, not a second row
+    assert queries[0]["sql"].startswith("UPDATE")
+    assert Round.objects.get(pk=round_.pk).events == round_.events
+    assert seats[0].player.seats.filter(session=session).get() == seats[0]
+
+    made = []
+
+    def listen(sender, instance, **kwargs):
+        made.append(instance)
+
+    hotsql._attnames.cache_clear()
+    signals.post_init.connect(listen, sender=Round)
+    try:
+        rounds = hotsql.seats_and_rounds(session.pk)[1]
+    finally:
+        signals.post_init.disconnect(listen, sender=Round)
+        hotsql._attnames.cache_clear()
+    assert made == rounds  # with a listener, Django's own way, signals and all
+    assert values(rounds[0]) == values(Round.objects.get(pk=round_.pk))
+
+
+def test_a_viewers_first_draw_reads_the_session_its_club_and_its_log_together(session):
+    record(session, "knock", "Anne")
+    record(session, "win", "Bas")
+    with CaptureQueriesContext(connection) as queries:
+        read, seats, rounds = hotsql.session_and_log(session.pk)
+    assert len(queries) == 3  # one round trip on PostgreSQL
+    alone = hotsql.scorer_session(session.pk, None)
+    assert values(read) == values(alone)
+    assert values(read.club) == values(alone.club)
+    assert (read.is_member, read.is_admin) == (False, False)
+    log = hotsql.seats_and_rounds(session.pk)
+    assert [values(s) for s in seats] == [values(s) for s in log[0]]
+    assert [values(s.player) for s in seats] == [values(s.player) for s in log[0]]
+    assert [(values(r), r.scored) for r in rounds] == [(values(r), r.scored) for r in log[1]]
+    assert hotsql.session_and_log(987654) is None
+
+
+def test_a_missing_session_is_does_not_exist(db):
+    with pytest.raises(Session.DoesNotExist):
+        hotsql.lock_and_read(987654, None)
+
+
+def test_a_writes_reads_are_the_session_its_keys_answer_and_its_log(session):
+    record(session, "knock", "Anne")
+    record(session, "win", "Bas")
+    record(session, "knock", "Cees")
+    IdempotencyKey.objects.create(session=session, key="tik-9", response={"version": 3})
+    log = hotsql.seats_and_rounds(session.pk)
+    for key, answer in [("tik-9", {"version": 3}), ("tik-10", None), (None, None)]:
+        with transaction.atomic(), CaptureQueriesContext(connection) as queries:
+            locked, stored, seats, rounds = hotsql.lock_and_read(session.pk, key)
+        assert len(queries) == (4 if key else 3)  # one round trip on PostgreSQL
+        assert values(locked) == values(Session.objects.get(pk=session.pk))
+        assert stored == answer
+        assert [values(s) for s in seats] == [values(s) for s in log[0]]
+        assert [values(s.player) for s in seats] == [values(s.player) for s in log[0]]
+        assert [(values(r), r.scored) for r in rounds] == [(values(r), r.scored) for r in log[1]]
+    with transaction.atomic(), pytest.raises(Session.DoesNotExist):
+        hotsql.lock_and_read(987654, "tik-1")
+
+
+def test_the_scorers_session_comes_with_its_club_and_the_users_membership(
+    session, django_user_model
+):
+    member = django_user_model.objects.create_user("lid")
+    admin = django_user_model.objects.create_user("beheer")
+    stranger = django_user_model.objects.create_user("vreemde")
+    ClubMembership.objects.create(club=session.club, user=member)
+    ClubMembership.objects.create(club=session.club, user=admin, role=ClubMembership.Role.ADMIN)
+
+    found = {
+        who: hotsql.scorer_session(session.pk, user_id)
+        for who, user_id in [
+            ("member", member.pk),
+            ("admin", admin.pk),
+            ("stranger", stranger.pk),
+            ("nobody", None),
+        ]
+    }
+    assert {who: (s.is_member, s.is_admin) for who, s in found.items()} == {
+        "member": (True, False),
+        "admin": (True, True),
+        "stranger": (False, False),
+        "nobody": (False, False),
+    }
+    with CaptureQueriesContext(connection) as queries:
+        assert values(found["nobody"].club) == values(session.club)
+    assert len(queries) == 0  # the club came along
+    assert values(found["nobody"]) == values(Session.objects.get(pk=session.pk))
+    assert hotsql.scorer_session(987654, None) is None
+
+
+def test_a_kept_sheet_is_replaced_by_the_next_version_and_polled_with_the_version(session):
+    hotsql.keep_sheet(session.pk, "nl", 3, b"drie\x00\xff")
+    hotsql.keep_sheet(session.pk, "nl", 4, b"vier\x00\xff")
+    hotsql.keep_sheet(session.pk, "en-tv", 4, b"four\x00\xff")
+    kept = {
+        k.variant: (k.version, bytes(k.gzipped))
+        for k in RenderedSheet.objects.filter(session=session)
+    }
+    assert kept == {"nl": (4, b"vier\x00\xff"), "en-tv": (4, b"four\x00\xff")}
+
+    Session.objects.filter(pk=session.pk).update(version=4)
+    assert hotsql.poll(session.pk, "nl", -1) == (4, b"vier\x00\xff")
+    assert hotsql.poll(session.pk, "nl", 4) == (4, None)  # seen already: a 304
+    assert hotsql.poll(session.pk, "de", -1) == (4, None)  # nobody kept this one
+    Session.objects.filter(pk=session.pk).update(version=5)
+    assert hotsql.poll(session.pk, "nl", -1) == (5, None)  # the kept one is of an older version
+    assert hotsql.poll(987654, "nl", -1) is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_sheet_of_a_session_deleted_meanwhile_is_not_kept_and_no_error(club):
+    """A viewer draws a session's sheet while an admin deletes it: the drawing is answered, and
+    nothing is kept (it was a 500)."""
+    session = services.session_start(club=club, players=["Anne", "Bas", "Cees", "Dirk"])
+    gone_session = Session.objects.get(pk=session.pk)
+    session.delete()
+
+    hotsql.keep_sheet(gone_session.pk, "nl", 1, b"weg")
+    assert not RenderedSheet.objects.exists()

@@ -1,0 +1,137 @@
+"""Who may do what: members, the scorer link, revoked links, other clubs, viewers."""
+
+from __future__ import annotations
+
+import pytest
+from django.core import signing
+from django.urls import reverse
+
+from scoring import access
+from scoring.lei import services
+from scoring.models import ClubMembership
+from tests.conftest import make_club, make_session
+
+HX = {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture
+def member(club, user):
+    ClubMembership.objects.create(user=user, club=club, role="scorer")
+    return user
+
+
+def tap(client, session, key="k1"):
+    session.refresh_from_db()
+    data = {"type": "win", "player": "Anne", "version": session.version, "key": key}
+    return client.post(reverse("session_event", args=[session.pk]), data)
+
+
+def test_anonymous_is_sent_to_login_and_cannot_post(client, session):
+    response = client.get(reverse("tablet", args=[session.pk]))
+    assert response.status_code == 302
+    assert response["Location"].startswith(reverse("login"))
+    assert tap(client, session).status_code == 403
+    assert session.rounds.count() == 0
+
+
+def test_a_member_of_another_club_gets_404(client, session, django_user_model):
+    other = make_club("De Zwarte Zeven", "zwarte-zeven")
+    outsider = django_user_model.objects.create_user("outsider", password="x")
+    ClubMembership.objects.create(user=outsider, club=other, role="admin")
+    client.force_login(outsider)
+    assert client.get(reverse("tablet", args=[session.pk])).status_code == 404
+    assert tap(client, session).status_code == 404
+    assert session.rounds.count() == 0
+
+
+def test_a_member_with_any_role_may_score(client, session, member):
+    client.force_login(member)
+    assert client.get(reverse("tablet", args=[session.pk])).status_code == 200
+    assert tap(client, session).status_code == 302
+    assert session.rounds.count() == 1
+
+
+def test_the_scorer_link_lets_a_tablet_without_an_account_score(client, session):
+    response = client.get(reverse("scorer_link", args=[session.scorer_token]))
+    assert response["Location"] == reverse("tablet", args=[session.pk])
+    assert client.get(reverse("tablet", args=[session.pk])).status_code == 200
+    assert tap(client, session).status_code == 302
+    assert session.rounds.count() == 1
+    entry = session.audit_entries.filter(action="event").get()
+    assert entry.by_scorer_token
+
+
+def test_a_revoked_or_renewed_scorer_link_stops_working(client, session):
+    old = session.scorer_token
+    client.get(reverse("scorer_link", args=[old]))
+    services.session_rotate_token(session=session)
+    assert client.get(reverse("scorer_link", args=[old])).status_code == 404
+    assert tap(client, session).status_code == 403  # the tablet's grant was for the old token
+    services.session_revoke_token(session=session)
+    assert client.get(reverse("tablet", args=[session.pk])).status_code == 302
+
+
+def test_an_unknown_scorer_link_is_404(client, session):
+    assert client.get(reverse("scorer_link", args=["nope"])).status_code == 404
+
+
+def test_a_club_admin_can_revoke_the_scorer_link_from_the_tablet(client, session, user, club):
+    ClubMembership.objects.create(user=user, club=club, role="admin")
+    client.force_login(user)
+    url = reverse("scorer_link_change", args=[session.pk])
+    client.post(url, {"action": "revoke"})
+    session.refresh_from_db()
+    assert session.scorer_token is None
+
+
+def test_a_scorer_cannot_revoke_the_scorer_link(client, session, member):
+    client.force_login(member)
+    url = reverse("scorer_link_change", args=[session.pk])
+    assert client.post(url, {"action": "revoke"}).status_code == 403
+
+
+def test_a_viewer_link_is_read_only(client, session):
+    url = reverse("viewer", args=[access.viewer_token(session.pk)])
+    assert client.get(url).status_code == 200
+    assert client.post(url, {"type": "win", "player": "Anne"}).status_code == 403
+    assert session.rounds.count() == 0
+
+
+def test_a_forged_viewer_link_is_404(client, session):
+    assert client.get(reverse("viewer", args=[f"{session.pk}:forged"])).status_code == 404
+
+
+def test_a_viewer_link_signed_with_an_old_secret_key_is_404(client, session, settings):
+    url = reverse("viewer", args=[access.viewer_token(session.pk)])
+    assert client.get(url).status_code == 200  # checked once, then remembered
+    settings.SECRET_KEY = "a-new-secret-key-" + "k" * 40
+    assert client.get(url).status_code == 404  # what was remembered went with the old key
+    assert client.get(reverse("viewer", args=[access.viewer_token(session.pk)])).status_code == 200
+
+
+def test_a_signed_viewer_link_that_holds_no_session_id_is_404(client, session):
+    token = signing.dumps(str(session.pk), salt=access.VIEWER_SALT)
+    assert client.get(reverse("viewer", args=[token])).status_code == 404
+
+
+def test_a_viewer_link_does_not_open_the_tablet(client, session):
+    client.get(reverse("viewer", args=[access.viewer_token(session.pk)]))
+    assert client.get(reverse("tablet", args=[session.pk])).status_code == 302
+
+
+def test_login_page_and_logout(client, member):
+    assert client.get(reverse("login")).status_code == 200
+    response = client.post(reverse("login"), {"username": "scorer", "password": "x"})
+    assert response.status_code == 302
+    assert client.get(reverse("home")).context["user"].is_authenticated
+    client.post(reverse("logout"))
+    assert not client.get(reverse("home")).context["user"].is_authenticated
+
+
+def test_home_shows_running_sessions_to_a_member_and_login_to_others(client, member, club):
+    session = make_session(club, players=["Anne", "Bas"], table_label="Stamtafel")
+    assert reverse("login") in client.get(reverse("home")).content.decode()
+    client.force_login(member)
+    html = client.get(reverse("home")).content.decode()
+    assert reverse("tablet", args=[session.pk]) in html
+    assert reverse("session_new") in html

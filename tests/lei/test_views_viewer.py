@@ -1,0 +1,162 @@
+"""The viewers' page: the same sheet read-only, polled with ETag/If-None-Match; query counts."""
+
+from __future__ import annotations
+
+import re
+from html import escape, unescape
+
+import pytest
+from django.urls import reverse
+
+from scoring import access
+from scoring.models import ClubMembership
+from tests.conftest import play_rounds, record
+
+HX = {"HTTP_HX_REQUEST": "true"}
+
+
+def viewer_url(session, tv=False):
+    return reverse("viewer", args=[access.viewer_token(session.pk)]) + ("?tv=1" if tv else "")
+
+
+def test_the_viewer_shows_the_sheet_without_buttons(client, session):
+    play_rounds(session, ["Cees"])
+    html = client.get(viewer_url(session)).content.decode()
+    assert 'id="sheet"' in html
+    assert 'hx-trigger="every 3s, shown"' in html  # static/js/poll.js
+    assert "data-poll-visible" in html
+    assert 'value="knock"' not in html
+    assert "/ronde/" not in html  # no correction links
+
+
+def test_the_tv_mode_is_dark_and_large(client, session):
+    html = client.get(viewer_url(session, tv=True)).content.decode()
+    assert '<body class="tv"' in html
+
+
+def test_the_live_round_line_tells_what_happened_in_words(client, session):
+    record(session, "knock", "Bas")
+    record(session, "fold", "Cees")
+    html = client.get(viewer_url(session), **HX).content.decode()
+    assert "Bas toept — inzet 2 — Cees weg" in html
+    client.cookies["django_language"] = "en"
+    html = client.get(viewer_url(session), **HX).content.decode()
+    assert "Bas knocks — stake 2 — Cees folds" in html
+
+
+def test_the_poll_gets_304_while_nothing_changed_and_the_fragment_after(client, session):
+    first = client.get(viewer_url(session), **HX)
+    assert first.status_code == 200
+    assert "<html" not in first.content.decode()
+    etag = first["ETag"]
+    assert f'data-etag="{escape(etag)}"' in first.content.decode()  # the poll sends it back
+    same = client.get(viewer_url(session), HTTP_IF_NONE_MATCH=etag, **HX)
+    assert same.status_code == 304
+    record(session, "win", "Anne")
+    changed = client.get(viewer_url(session), HTTP_IF_NONE_MATCH=etag, **HX)
+    assert changed.status_code == 200
+    assert changed["ETag"] != etag
+
+
+def test_the_first_poll_after_opening_the_page_is_a_304(client, session):
+    # A phone opens the page, then polls with the fragment's ETag the page carries
+    # (static/js/lei.js); the load benchmark's viewers open their page the same way.
+    record(session, "knock", "Bas")
+    page = client.get(viewer_url(session))
+    assert page.status_code == 200
+    assert "<html" in page.content.decode()
+    etag = re.search(r'data-etag="([^"]+)"', page.content.decode()).group(1)
+    poll = client.get(viewer_url(session), HTTP_IF_NONE_MATCH=unescape(etag), **HX)
+    assert poll.status_code == 304
+    record(session, "fold", "Cees")
+    assert (
+        client.get(viewer_url(session), HTTP_IF_NONE_MATCH=unescape(etag), **HX).status_code == 200
+    )
+
+
+def test_the_etag_depends_on_the_language(client, session):
+    dutch = client.get(viewer_url(session), **HX)["ETag"]
+    client.cookies["django_language"] = "de"
+    german = client.get(viewer_url(session), HTTP_IF_NONE_MATCH=dutch, **HX)
+    assert german.status_code == 200
+    assert german["ETag"] != dutch
+
+
+def test_an_unchanged_poll_costs_one_query(client, session, django_assert_num_queries):
+    etag = client.get(viewer_url(session), **HX)["ETag"]
+    with django_assert_num_queries(1):  # the session's version (scoring.lei.hotsql.poll)
+        assert client.get(viewer_url(session), HTTP_IF_NONE_MATCH=etag, **HX).status_code == 304
+
+
+def test_a_changed_poll_drawn_first_costs_six_queries(client, session, django_assert_num_queries):
+    play_rounds(session, ["Anne", "Bas", "Cees"])
+    url = viewer_url(session)
+    # 1. the session's version and any kept copy of it (RenderedSheet), for the ETag; 2. the
+    # session with its club; 3. seats with players; 4. the rounds; 5. the corrected rounds
+    # (the audit log), for their "verbeterd"; 6. keep the rendered copy for the table's other
+    # viewers (one INSERT ... ON CONFLICT). However many rounds were played. The table's other
+    # viewers get that copy with query 1 alone (below).
+    with django_assert_num_queries(6):
+        assert client.get(url, **HX).status_code == 200
+    play_rounds(session, ["Dirk", "Anne"])
+    with django_assert_num_queries(6):
+        assert client.get(url, **HX).status_code == 200
+
+
+@pytest.fixture
+def scorer(client, club, user):
+    ClubMembership.objects.create(user=user, club=club, role="scorer")
+    client.force_login(user)
+    return client
+
+
+def test_the_tablet_page_query_count(scorer, session, django_assert_num_queries):
+    play_rounds(session, ["Anne", "Bas", "Cees"])
+    url = reverse("tablet", args=[session.pk])
+    # 1. the Django session; 2. the user; 3. the session with its club and whether the user is
+    # a member (and admin) of it; 4. seats with players; 5. rounds; 6. the corrected rounds
+    # (the audit log), for their "verbeterd" on the sheet.
+    with django_assert_num_queries(6):
+        assert scorer.get(url, **HX).status_code == 200
+    with django_assert_num_queries(6):  # the whole page adds the QR codes, not queries
+        assert scorer.get(url).status_code == 200
+
+
+def test_the_event_post_query_count(scorer, session, django_assert_num_queries):
+    play_rounds(session, ["Anne", "Bas", "Cees"])
+    session.refresh_from_db()
+    url = reverse("session_event", args=[session.pk])
+    data = {"type": "knock", "player": "Bas", "version": session.version, "key": "q1"}
+    # Access: 1. the Django session; 2. the user; 3. the session, club and membership.
+    # The service (scoring.lei.funnel.session_write): 4. savepoint; 5. lock the session row;
+    # 6. the idempotency key; 7. seats with players; 8. rounds with whether they are scored;
+    # 9. insert the new round; 10. update the session (version, status); 11. the audit entry;
+    # 12. store the key's answer; 13. release the savepoint.
+    # The answer is drawn from the write's own log and replay; the tablet did not say which
+    # sheet it shows, so the whole sheet is drawn: 14. its corrected rounds (the audit log).
+    with django_assert_num_queries(14):
+        response = scorer.post(url, data, **HX)
+    assert response.status_code == 200
+
+
+def test_the_other_viewers_of_a_table_get_the_kept_copy(client, session, django_assert_num_queries):
+    play_rounds(session, ["Anne", "Bas"])
+    url = viewer_url(session)
+    first = client.get(url, **HX)
+    # 1. the session's version with the kept copy of that version.
+    with django_assert_num_queries(1):
+        second = client.get(url, **HX)
+    assert second.content == first.content
+    assert second["ETag"] == first["ETag"]
+    play_rounds(session, ["Cees"])
+    changed = client.get(url, HTTP_IF_NONE_MATCH=first["ETag"], **HX)
+    assert changed.status_code == 200
+    assert changed.content != first.content  # a new version: rendered again, not the old copy
+    assert client.get(url, **HX).content == changed.content
+
+
+def test_a_poll_with_another_query_string_is_not_kept(client, session):
+    url = viewer_url(session)
+    odd = client.get(url + "?tv=1&x=1", **HX)
+    assert "x=1" in odd.content.decode()
+    assert "x=1" not in client.get(url + "?tv=1", **HX).content.decode()

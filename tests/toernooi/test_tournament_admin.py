@@ -1,0 +1,79 @@
+"""Toernooien in the club admin: their standings follow a correction of a table's game."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from scoring.models import ClubMembership, Session, Tournament
+from scoring.toernooi import services as tournaments
+from tests.clubs.test_admin import correction
+from tests.conftest import admin_form_data, record
+
+
+@pytest.fixture
+def club_admin(club, django_user_model):
+    user = django_user_model.objects.create_user("beheer", password="x", is_staff=True)
+    ClubMembership.objects.create(user=user, club=club, role="admin")
+    return user
+
+
+@pytest.fixture
+def tournament(club) -> Tournament:
+    tournament = tournaments.tournament_create(club=club, name="Kersttoernooi")
+    tournaments.tournament_check_in(tournament=tournament, guests=["Anne", "Bas", "Cees", "Dirk"])
+    series = tournaments.series_draw(tournament=tournament, expected_number=1, seed=1)
+    tournaments.series_start(series=series)
+    return tournament
+
+
+def _standings_cells(response) -> list[list[str]]:
+    html = response.content.decode()
+    body = html.split("<tbody>", 2)[1].split("</tbody>")[0] if "<tbody>" in html else ""
+    rows = [r for r in body.split("<tr>") if "</td>" in r]
+    return [[c.split("</td>")[0] for c in r.split("<td>")[1:]] for r in rows]
+
+
+def test_a_correction_of_a_table_round_is_in_the_admin_standings_at_once(
+    client, club_admin, tournament
+):
+    client.force_login(club_admin)
+    session = Session.objects.get(tournament_table__series__tournament=tournament)
+    record(session, "win", "Anne")
+    url = reverse("admin:scoring_tournament_change", args=[tournament.pk])
+    page = client.get(url)
+    assert "Voorlopige stand" in page.content.decode()
+    assert _standings_cells(page)[0][:4] == ["1", "Anne", "10", "0"]
+
+    round_url = reverse("admin:scoring_round_change", args=[session.rounds.get().pk])
+    page = client.get(round_url)
+    corrected = correction(page, [{"type": "win", "player": "Cees", "jack": False}])
+    assert client.post(round_url, corrected).status_code == 302
+    assert session.rounds.get().events[0]["player"] == "Cees"
+    assert _standings_cells(client.get(url))[0][:4] == ["1", "Cees", "10", "0"]
+
+
+def test_the_admin_changes_name_and_table_points_and_refuses_bad_points(
+    client, club_admin, tournament
+):
+    client.force_login(club_admin)
+    url = reverse("admin:scoring_tournament_change", args=[tournament.pk])
+    form = admin_form_data(client.get(url))
+    form.update(name="Oliebollentoernooi", table_points="[5, 7]")
+    refused = client.post(url, form)
+    assert refused.status_code == 200
+    assert "Een lagere plaats krijgt niet meer tafelpunten" in refused.content.decode()
+    tournament.refresh_from_db()
+    assert tournament.name == "Kersttoernooi"
+    form.update(table_points="[12, 8, 4, 2, 0]")
+    assert client.post(url, form).status_code == 302
+    tournament.refresh_from_db()
+    assert (tournament.name, tournament.table_points) == ("Oliebollentoernooi", [12, 8, 4, 2, 0])
+
+
+def test_a_series_page_links_each_table_to_its_game(client, club_admin, tournament):
+    client.force_login(club_admin)
+    series = tournament.series.get()
+    page = client.get(reverse("admin:scoring_series_change", args=[series.pk]))
+    session = Session.objects.get(tournament_table__series=series)
+    assert reverse("admin:scoring_session_change", args=[session.pk]) in page.content.decode()
