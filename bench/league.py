@@ -226,12 +226,12 @@ def measure(*, runs: int) -> list[tuple[str, str, list[float]]]:
 
 
 def report(results: list[tuple[str, str, list[float]]], sizes: dict[str, int]) -> str:
-    from bench.report import machine
+    from bench.report import measured
 
     lines = [
         "## League pages (`make bench-league`)",
         "",
-        f"Machine: {machine()}; PostgreSQL, server time through Django's test client "
+        f"{measured('bench-league')}. PostgreSQL, server time through Django's test client "
         f"(routing, queries, templates), DEBUG off. Dataset: "
         + ", ".join(f"{n:,} {what}" for what, n in sizes.items())
         + f"; {SEASONS} seasons.",
@@ -246,8 +246,7 @@ def report(results: list[tuple[str, str, list[float]]], sizes: dict[str, int]) -
     runs = len(results[0][2]) if results else 0
     lines += [
         "",
-        f"{runs} requests per page after 3 warm-up requests. Reproduce: `make bench-league` "
-        "(builds the dataset in `toepen_bench` once, then reuses it; writes this section).",
+        f"{runs} requests per page after 3 warm-up requests.",
     ]
     return "\n".join(lines)
 

@@ -384,7 +384,7 @@ def main() -> int:
     workers = workers_for_this_machine()
     base = f"http://127.0.0.1:{args.port}"
     sections: list[str] = []
-    from bench.report import machine
+    from bench.report import measured
 
     def note() -> str:
         return (
@@ -469,7 +469,7 @@ def main() -> int:
     sections = [
         "## Friday night at scale (`make bench-load`)",
         "",
-        f"Machine: {machine()}; PostgreSQL {postgres_version()} on the same machine; gunicorn"
+        f"{measured('bench-load')}. PostgreSQL {postgres_version()} on the same machine; gunicorn"
         f" {workers} sync workers (2 x cores + 1), DEBUG off, collected static files served by"
         " whitenoise; the load generator (`bench/loadgen.py`: asyncio on uvloop with httpx, and"
         " `bench/rawhttp.py` for the mixed scenario's taps and polls) in a process of"
@@ -522,11 +522,6 @@ def main() -> int:
     extra = Path(ROOT / "bench/load_findings.md")
     if extra.exists():
         sections += ["", extra.read_text().strip()]
-    sections += [
-        "",
-        "Reproduce: `make bench-load` (or all benchmarks: `make bench`); options:"
-        " `.venv/bin/python bench/load.py --help`.",
-    ]
     body = "\n".join(sections)
     print(body)
     if args.write:

@@ -9,7 +9,7 @@ tablet posts is chosen by the engine (``scoring.engine``, pure Python) from the 
 recorded so far, so every event is valid and a refusal or a stale answer is an error.
 
 It runs on uvloop's event loop: it shares the machine's two cores with the server it measures,
-and asyncio's own loop made it cost a quarter more CPU (BENCHMARKS.md, "Friday night at scale").
+and asyncio's own loop cost it more CPU a request (commit 4ce8c47 gives the figures).
 
 Phases:
 - ``endpoints``: each request type in turn, ``requests`` times at ``concurrency`` clients;

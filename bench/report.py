@@ -5,12 +5,13 @@ from __future__ import annotations
 import os
 import platform
 import re
+import sys
 from datetime import date
 from pathlib import Path
 
 
 def machine() -> str:
-    """The machine and the day, as every page of BENCHMARKS.md names them."""
+    """The machine, as every page of BENCHMARKS.md names it."""
     cpu = platform.processor() or platform.machine()
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -20,7 +21,26 @@ def machine() -> str:
     except OSError:
         pass
     python = platform.python_version()
-    return f"{cpu}, {os.cpu_count()} cores, Python {python}, {date.today():%Y-%m-%d}"
+    return f"{cpu}, {os.cpu_count()} cores, Python {python}"
+
+
+def command(target: str | None = None) -> str:
+    """The command that made the figures: ``make <target>`` when make ran the script with only
+    the Makefile's options, else the script with its options (a database URL shown as ``…``,
+    as it may hold a password)."""
+    args = sys.argv[1:]
+    own = {"--database-url", "--write"}
+    extra = [a for i, a in enumerate(args) if a.split("=")[0] not in own
+             and (i == 0 or args[i - 1] not in own)]  # fmt: skip
+    if target and os.environ.get("MAKELEVEL") and not extra:
+        return f"make {target}"
+    shown = [re.sub(r"\w+://\S*", "…", a) for a in args]
+    return " ".join([".venv/bin/python", f"bench/{Path(sys.argv[0]).name}", *shown])
+
+
+def measured(target: str | None = None) -> str:
+    """The line every page of BENCHMARKS.md opens with: when, on what, by which command."""
+    return f"Measured {date.today():%Y-%m-%d} on {machine()} with `{command(target)}`"
 
 
 def write_section(path: str, name: str, body: str) -> None:

@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.report import machine, write_section  # noqa: E402
+from bench.report import measured, write_section  # noqa: E402
 
 TESTS = [
     "tests/lei/test_fuzz_import.py",
@@ -129,9 +129,9 @@ def body(totals: dict[str, dict[str, int]], seconds: float) -> str:
     table = "\n".join(f"| {what} | {tried} | {outcome} |" for what, tried, outcome in rows)
     return f"""## Safety: nothing lost, nobody in where they don't belong
 
-`.venv/bin/python bench/safety.py --write BENCHMARKS.md` runs the safety tests on {database}
-({machine()}; {seconds:.0f} s) and counts what they tried. The fuzzing is derandomized (the
-same examples on every run) and bounded; every figure is checked by a test that passed.
+{measured()}: the safety tests on {database}, {seconds:.0f} s,
+counting what they tried. The fuzzing is derandomized (the same examples on every run) and
+bounded; every figure is checked by a test that passed.
 
 | what | tried | outcome |
 |---|---|---|

@@ -137,7 +137,7 @@ def main() -> None:
     parser.add_argument("--write", metavar="FILE", help="write the section into this file")
     args = parser.parse_args()
 
-    from bench.report import machine
+    from bench.report import measured
 
     started = time.perf_counter()
     draws = [
@@ -156,7 +156,7 @@ def main() -> None:
     lines = [
         "## Toernooi (`make bench-tournament`)",
         "",
-        f"Machine: {machine()}; {elapsed:.0f} s in all.",
+        f"{measured('bench-tournament')}; {elapsed:.0f} s in all.",
         "",
         "Draw quality: pairs of players that meet more than once over the whole tournament, per"
         " seed, with our draw (`scoring/toernooi/draw.py`: each series drawn knowing the ones"
@@ -191,9 +191,6 @@ def main() -> None:
         "",
         "The query count is the same for 12 and 100 players"
         " (`tests/toernooi/test_tournament_services.py`).",
-        "",
-        "Reproduce: `make bench-tournament` (writes this section; the database is"
-        " `BENCH_DATABASE_URL`, left as it was).",
     ]
     body = "\n".join(lines)
     print(body)
