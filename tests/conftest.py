@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.urls import reverse
 from hypothesis import settings as hypothesis_settings
 
 from scoring.lei import services
@@ -58,6 +59,35 @@ def record(session: Session, event_type: str, player: str, **fields: Any):
         version=session.version,
         key=new_key(),
     )
+
+
+def tap(
+    client,
+    session: Session,
+    event_type: str,
+    player: str,
+    *,
+    key: str | None = None,
+    version: int | None = None,
+    htmx: bool = True,
+    **fields: Any,
+):
+    """One tap on the tablet, posted as the page posts it: at the version the session shows
+    (or ``version``, a stale tablet's), with a fresh key unless ``key`` names one, as HTMX
+    unless ``htmx=False`` (a browser without JavaScript).
+
+    ``tap(scorer, session, "penalty", "Anne", points="2", reason="gekeken")``
+    """
+    session.refresh_from_db()
+    data = {
+        "type": event_type,
+        "player": player,
+        "version": session.version if version is None else version,
+        "key": new_key() if key is None else key,
+        **fields,
+    }
+    headers = {"HTTP_HX_REQUEST": "true"} if htmx else {}
+    return client.post(reverse("session_event", args=[session.pk]), data, **headers)
 
 
 def play_rounds(session: Session, winners: list[str]) -> None:

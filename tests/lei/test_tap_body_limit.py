@@ -10,6 +10,7 @@ from django.test import RequestFactory
 from django.urls import reverse
 
 from scoring.models import ClubMembership
+from tests.conftest import tap
 from tests.safety import row_counts
 from toepen_site.middleware import TapBodyLimitMiddleware
 
@@ -60,10 +61,7 @@ def test_the_limit_is_checked_without_reading_the_body(name, args):
 
 
 def test_a_normal_tap_and_other_urls_pass(member, session):
-    response = member.post(
-        reverse("session_event", args=[session.pk]),
-        {"type": "win", "player": "Anne", "version": session.version, "key": "k-normal"},
-    )
+    response = tap(member, session, "win", "Anne", htmx=False)
     assert response.status_code in (200, 302)
     session.refresh_from_db()
     assert session.version == 1

@@ -12,7 +12,7 @@ from django.test import Client
 from django.urls import reverse
 
 from scoring.models import Club, Season, Session
-from tests.conftest import make_club, make_session
+from tests.conftest import make_club, make_session, tap
 
 SLUG = "de-gouden-boer"
 
@@ -73,11 +73,7 @@ def test_finding_9_the_superuser_opens_every_clubs_tablets(demo, other_club):
     for session in Session.objects.filter(club__in=[demo, other_club]):
         assert admin.get(reverse("tablet", args=[session.pk])).status_code == 200, session
     running = Session.objects.get(club=other_club)
-    tap = admin.post(
-        reverse("session_event", args=[running.pk]),
-        {"type": "win", "player": "Wim", "version": running.version, "key": "root-1"},
-    )
-    assert tap.status_code == 302
+    assert tap(admin, running, "win", "Wim", htmx=False).status_code == 302
     running.refresh_from_db()
     assert running.version == 1
 
