@@ -225,7 +225,7 @@ def test_template_tags_output_the_pictures_unescaped():
 
 
 @pytest.mark.parametrize("total", [51, 1000, -51, -1_000_000, 3_000_000_000])
-def test_finding_1_turfjes_past_fifty_strokes_become_a_number(total):
+def test_turfjes_past_fifty_strokes_become_a_number(total):
     svg = turfjes(total, label=f"Anne: {total}")
     assert strokes(svg) == []
     assert parse(svg).find(f"{SVG}text").text == str(total).replace("-", "\u2212")
@@ -255,7 +255,7 @@ def test_a_chart_of_ten_thousand_rounds_stays_small():
 
 
 @pytest.mark.django_db
-def test_finding_1_a_session_with_a_huge_total_renders_small(client, club, user):
+def test_every_page_of_a_session_with_a_huge_total_stays_small(client, club, user):
     """The tablet, its tap answer, the viewer and the public evening and session pages of a
     session in which Cees reached -50,900 (penalties of -100): each answer stays small."""
     from django.urls import reverse

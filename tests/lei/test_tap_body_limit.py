@@ -22,7 +22,7 @@ def member(client, club, user):
     return client
 
 
-def test_finding_7_a_10_mb_multipart_body_to_the_tap_url_is_refused_with_413(member, session):
+def test_a_10_mb_upload_to_the_tap_url_is_refused_with_413_and_writes_nothing(member, session):
     before = row_counts()
     upload = io.BytesIO(b"x" * (10 * 1024 * 1024))
     upload.name = "big.bin"

@@ -25,13 +25,13 @@ def penalty(points, player="A"):
     return ev("penalty", player, points=points, reason="typo")
 
 
-def test_finding_2_penalty_of_3e9_is_refused_not_wrapped():
+def test_a_penalty_of_3e9_is_refused_not_wrapped():
     error = refusal([penalty(3_000_000_000), ev("win", "B")])
     refused_at(error, "out_of_range", 1, 1)
     assert str(error) == "round 1, event 1: points must be from -100 to 100, not 3000000000"
 
 
-def test_finding_2_a_400_digit_penalty_is_refused_with_a_short_message():
+def test_a_400_digit_penalty_is_refused_with_a_short_message():
     error = refusal([penalty(int("9" * 400)), ev("win", "B")])
     refused_at(error, "out_of_range", 1, 1)
     assert len(str(error)) < 100
@@ -212,9 +212,7 @@ def scorer(client, club, user):
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("points", ["3000000000", "9" * 400, "-101", "101"])
-def test_finding_2_a_huge_penalty_tap_is_a_form_message_and_changes_nothing(
-    scorer, session, points
-):
+def test_a_huge_penalty_tap_is_a_form_message_and_changes_nothing(scorer, session, points):
     before = row_counts()
     response = tap(scorer, session, "penalty", "Anne", points=points, reason="x")
     assert response.status_code == 200
@@ -246,7 +244,7 @@ def test_a_huge_bid_tap_is_a_form_message(scorer, club, people):
 
 
 @pytest.mark.django_db
-def test_finding_2_the_engine_refuses_a_huge_penalty_sent_past_the_form(session):
+def test_the_engine_refuses_a_huge_penalty_sent_past_the_form(session):
     # A service call (an import, a script) is checked by the engine itself: nothing is written.
     before = row_counts()
     with pytest.raises(Refusal) as caught:
@@ -325,7 +323,7 @@ def extreme_pot() -> dict:
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("make", [extreme_strafpunten, extreme_pot])
-def test_finding_2_the_extremes_are_stored_as_they_are_and_equal_a_replay(club, make):
+def test_the_extremes_are_stored_as_they_are_and_equal_a_replay(club, make):
     data = make()
     result = replay(data)
     session = services.session_import(club=club, data=data)
@@ -355,7 +353,7 @@ def test_the_extremes_are_the_extremes():
 
 @on_postgresql
 @pytest.mark.django_db
-def test_finding_2_on_postgresql_with_server_side_binding_nothing_wraps(club):
+def test_on_postgresql_with_server_side_binding_nothing_wraps(club):
     assert connection.settings_dict["OPTIONS"].get("server_side_binding") is True
     for make in (extreme_strafpunten, extreme_pot):
         session = services.session_import(club=club, data=make())
@@ -381,7 +379,7 @@ def test_a_bound_refusal_is_translated(language, expected):
 
 
 @pytest.mark.django_db
-def test_finding_2_a_400_digit_penalty_in_the_round_editor_is_a_form_message(scorer, session):
+def test_a_400_digit_penalty_in_the_round_editor_is_a_form_message(scorer, session):
     from tests.lei.test_views_tablet import edit_url, editor_data
 
     record(session, "win", "Cees")
