@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.test import override_settings
 from django.urls import reverse
 from hypothesis import settings as hypothesis_settings
 
@@ -148,6 +149,15 @@ def standings_shown(response) -> list[tuple[str, ...]]:
     table = _StandingsTable()
     table.feed(response.content.decode())
     return [tuple(" ".join(cell.split()) for cell in row) for row in table.rows]
+
+
+@pytest.fixture(autouse=True, scope="session")
+def fast_password_hashing():
+    """MD5 instead of PBKDF2 for every test (Django's testing docs, "Speeding up the tests"):
+    each password a test sets or checks costs microseconds, not a large share of a second.
+    Logins still go through the real login view and django-axes (tests/site/test_lockout.py)."""
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        yield
 
 
 @pytest.fixture
