@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.test import override_settings
+from django.urls import reverse
 from hypothesis import settings as hypothesis_settings
 
 from scoring.lei import services
@@ -58,6 +60,35 @@ def record(session: Session, event_type: str, player: str, **fields: Any):
         version=session.version,
         key=new_key(),
     )
+
+
+def tap(
+    client,
+    session: Session,
+    event_type: str,
+    player: str,
+    *,
+    key: str | None = None,
+    version: int | None = None,
+    htmx: bool = True,
+    **fields: Any,
+):
+    """One tap on the tablet, posted as the page posts it: at the version the session shows
+    (or ``version``, a stale tablet's), with a fresh key unless ``key`` names one, as HTMX
+    unless ``htmx=False`` (a browser without JavaScript).
+
+    ``tap(scorer, session, "penalty", "Anne", points="2", reason="gekeken")``
+    """
+    session.refresh_from_db()
+    data = {
+        "type": event_type,
+        "player": player,
+        "version": session.version if version is None else version,
+        "key": new_key() if key is None else key,
+        **fields,
+    }
+    headers = {"HTTP_HX_REQUEST": "true"} if htmx else {}
+    return client.post(reverse("session_event", args=[session.pk]), data, **headers)
 
 
 def play_rounds(session: Session, winners: list[str]) -> None:
@@ -118,6 +149,15 @@ def standings_shown(response) -> list[tuple[str, ...]]:
     table = _StandingsTable()
     table.feed(response.content.decode())
     return [tuple(" ".join(cell.split()) for cell in row) for row in table.rows]
+
+
+@pytest.fixture(autouse=True, scope="session")
+def fast_password_hashing():
+    """MD5 instead of PBKDF2 for every test (Django's testing docs, "Speeding up the tests"):
+    each password a test sets or checks costs microseconds, not a large share of a second.
+    Logins still go through the real login view and django-axes (tests/site/test_lockout.py)."""
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        yield
 
 
 @pytest.fixture

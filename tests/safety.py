@@ -1,8 +1,9 @@
 """Helpers of the safety tests (fuzzing, restarts, backups): the projection checked against a
 fresh replay, the rows a refused write must leave alone, and the figures for BENCHMARKS.md.
 
-``bench/safety.py`` runs those tests with ``SAFETY_FIGURES`` set to a file; each test adds one
-JSON line of what it tried there, and the script sums them into the "safety" section.
+``bench/safety.py`` runs those tests with ``SAFETY_FIGURES`` set to a file; each test (each
+fuzzing file, from a module fixture after its last test) adds one JSON line of what it tried
+there, and the script sums them into the "safety" section.
 """
 
 from __future__ import annotations

@@ -379,7 +379,7 @@ def write(tmp_path, content) -> str:
         "penalty-3e9",
     ],
 )
-def test_finding_7_import_session_refuses_a_hostile_file_with_a_message(
+def test_import_session_refuses_a_hostile_file_with_a_message_and_writes_nothing(
     content, message, tmp_path, club
 ):
     path = write(tmp_path, content)
@@ -397,7 +397,9 @@ def test_finding_7_import_session_refuses_a_hostile_file_with_a_message(
         ("[" * 200_000 + "]" * 200_000, "nested deeper than 32 levels"),
     ],
 )
-def test_finding_7_import_club_refuses_a_hostile_file_with_a_message(content, message, tmp_path):
+def test_import_club_refuses_a_hostile_file_with_a_message_and_writes_nothing(
+    content, message, tmp_path
+):
     path = write(tmp_path, content)
     before = counts()
     with pytest.raises(CommandError, match=message):
@@ -413,9 +415,7 @@ def test_a_session_file_with_a_byte_order_mark_is_read(tmp_path, club):
 
 
 @pytest.mark.django_db
-def test_finding_7_replay_of_a_session_exported_mid_round_shows_the_lei_so_far(
-    club, people, tmp_path
-):
+def test_a_running_session_exported_and_replayed_shows_the_lei_so_far(club, people, tmp_path):
     session = services.session_start(club=club, players=["Anne", "Bas", "Cees"])
     record(session, "win", "Anne")
     session.refresh_from_db()

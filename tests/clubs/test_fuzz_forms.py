@@ -47,6 +47,14 @@ TRIED = {"corrections": 0, "accepted": 0, "refused": 0, "setups": 0, "started": 
 NUMBERS = itertools.count(1)  # a club of its own for every example
 
 
+@pytest.fixture(autouse=True, scope="module")
+def figures():
+    """What this file's tests tried, for bench/safety.py: noted after the last of them, whichever
+    of them ran and in whatever order."""
+    yield
+    note("forms", **TRIED)
+
+
 # --- the round correction form -----------------------------------------------------------------
 
 
@@ -235,8 +243,3 @@ def test_random_set_ups_start_a_session_or_say_why(django_user_model, data):
     session = Session.objects.get(club=club)
     assert response["Location"] == reverse("tablet", args=[session.pk])
     assert projection_problems(session) == []
-
-
-def test_figures():
-    """Not a check: the figures of the fuzz runs above, for bench/safety.py."""
-    note("forms", **TRIED)

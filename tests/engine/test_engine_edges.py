@@ -10,7 +10,7 @@ from tests.engine.test_engine_rules import ev, play, row, totals, view
 TEAMS = {"Noord": ["A", "C"], "Oost": ["B", "D"]}
 
 
-def test_finding_8_a_toilet_player_in_armoede_scores_one_in_a_round_with_a_raise():
+def test_a_toilet_player_in_armoede_scores_one_in_a_round_with_a_raise():
     # §9: away on the toilet, taken to fold at the round's first raise "also when they are an
     # armoede player themselves": A (on 9) is in armoede, the round opens at 2, A folds it at 1.
     # B knocks to 3; C wins; B and D stayed and score 3.
@@ -26,14 +26,14 @@ def test_finding_8_a_toilet_player_in_armoede_scores_one_in_a_round_with_a_raise
     assert result.rounds[0].folds["A"] == 1
 
 
-def test_finding_8_a_toilet_armoede_player_does_not_answer_or_hold_up_the_round():
+def test_a_toilet_armoede_player_does_not_answer_or_hold_up_the_round():
     table = view({"absent": {"A": "toilet"}, "events": []}, start={"A": 9})
     assert table.stake == 2
     assert table.folded == {"A": 1}
     assert table.must_answer == ["B", "C", "D"]
 
 
-def test_finding_8_in_team_toepen_a_toilet_players_own_result_is_one_not_the_stake():
+def test_in_team_toepen_a_toilet_players_own_result_is_one_not_the_stake():
     # §13a: armoede looks at the side's total, so Noord (on 9) opens at 2 for A and C; C is on
     # the toilet and folds that opening raise at 1 (§9). B knocks to 3, A and D stay, B wins.
     # A's own result is 3, C's is 1; Noord pays once: the highest of its members, 3.
@@ -49,7 +49,7 @@ def test_finding_8_in_team_toepen_a_toilet_players_own_result_is_one_not_the_sta
     assert result.rounds[0].side_points == {"Noord": 3, "Oost": 0}
 
 
-def test_finding_8_in_team_toepen_a_toilet_player_without_armoede_scores_one_on_a_knock():
+def test_in_team_toepen_a_toilet_player_without_armoede_scores_one_on_a_knock():
     result = play(
         {
             "absent": {"D": "toilet"},
@@ -60,7 +60,7 @@ def test_finding_8_in_team_toepen_a_toilet_player_without_armoede_scores_one_on_
     assert result.rounds[0].points["D"] == 1
 
 
-def test_finding_8_a_player_who_folded_can_still_be_disqualified_for_a_false_kans_op_toep():
+def test_a_player_who_folded_can_still_be_disqualified_for_a_false_kans_op_toep():
     # §7: B folds A's knock (cost 1), then is caught bluffing a kans op toep: B keeps the fold
     # cost and is out after the round, whatever their total.
     result = play(
@@ -79,7 +79,7 @@ def test_finding_8_a_player_who_folded_can_still_be_disqualified_for_a_false_kan
     assert result.totals["B"] == 1
 
 
-def test_finding_8_a_disqualified_folder_does_not_end_the_round_twice():
+def test_a_disqualified_folder_does_not_end_the_round_twice():
     # A knocks, B and C fold: D and A play on. Disqualifying C (already folded) changes who is
     # active not at all; D then folds and A wins by all-fold.
     result = play(
@@ -96,7 +96,7 @@ def test_finding_8_a_disqualified_folder_does_not_end_the_round_twice():
     assert result.eliminated == ["C"]
 
 
-def test_finding_8_a_blind_knock_under_the_table_cap_ignores_a_toilet_players_total():
+def test_a_blind_knock_under_the_table_cap_ignores_a_toilet_players_total():
     # §9: toilet players do not count for the table cap. D (on 8) is on the toilet: the
     # highest total at the table is 0, so A may knock blind to 3.
     result = play(

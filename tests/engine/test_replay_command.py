@@ -97,7 +97,7 @@ def test_missing_file_is_a_clear_error(tmp_path):
         call_command("replay", str(tmp_path / "nope.json"))
 
 
-def test_finding_7_a_session_exported_mid_round_is_shown_so_far_not_refused():
+def test_replay_shows_a_session_exported_mid_round_so_far_instead_of_refusing_it():
     data = finished_session()
     data["rounds"].append({"events": [{"type": "knock", "player": "Anne"}]})
     data["start"] = {"Anne": 0, "Bas": 0}

@@ -73,7 +73,7 @@ def test_the_rankings_clubs_use_are_read_as_before(data):
 
 
 @pytest.mark.parametrize("data", BAD_RANKINGS[:3], ids=repr)
-def test_finding_5_the_admin_refuses_a_ranking_it_cannot_read(club_admin, season, data):
+def test_the_admin_refuses_a_ranking_it_cannot_read(club_admin, season, data):
     url = reverse("admin:scoring_season_change", args=[season.pk])
     before = Season.objects.get(pk=season.pk).ranking
     response = club_admin.post(
@@ -95,7 +95,7 @@ def test_the_admin_saves_a_good_ranking(club_admin, season):
 
 
 @pytest.mark.parametrize("data", BAD_RANKINGS, ids=repr)
-def test_finding_5_a_stored_bad_ranking_shows_the_default_standings_with_a_note(
+def test_a_stored_bad_ranking_shows_the_default_standings_with_a_note(
     client, public_club, season, people, data
 ):
     play(public_club, season, ["Anne", "Bas", "Cees"])

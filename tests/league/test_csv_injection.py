@@ -49,7 +49,7 @@ def test_numbers_and_plain_text_stay_as_they_are():
     assert csv_cell("") == ""
 
 
-def test_finding_4_formula_in_a_name_is_neutralised_in_stand_csv(client, public_club, season):
+def test_a_formula_in_a_name_is_neutralised_in_stand_csv(client, public_club, season):
     names = ["Anne", *HOSTILE[:3]]
     for name in names:
         Player.objects.create(club=public_club, name=name)
@@ -62,7 +62,7 @@ def test_finding_4_formula_in_a_name_is_neutralised_in_stand_csv(client, public_
             assert not cell.startswith(("=", "+", "-", "@", "\t", "\r")), row
 
 
-def test_finding_4_formula_in_a_name_or_table_label_is_neutralised_in_rondes_csv(
+def test_a_formula_in_a_name_or_table_label_is_neutralised_in_rondes_csv(
     client, public_club, season
 ):
     names = ["@SUM(A1:A9)", "\t=1+1"]

@@ -21,7 +21,7 @@ def _evening(client, club, day: str):
 
 
 @pytest.mark.parametrize("day", ["0001-01-01", "9999-12-31", "1899-12-31", "3000-01-01"])
-def test_finding_5_an_evening_outside_the_supported_dates_is_not_found(client, public_club, day):
+def test_an_evening_outside_the_supported_dates_is_not_found(client, public_club, day):
     assert _evening(client, public_club, day).status_code == 404
 
 

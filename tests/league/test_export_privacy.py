@@ -43,7 +43,7 @@ def export(client, session):
 
 
 @pytest.mark.django_db
-def test_finding_3_a_team_name_does_not_leak_a_full_name_in_the_public_export(client, team_session):
+def test_a_team_name_does_not_leak_a_full_name_in_the_public_export(client, team_session):
     text = export(client, team_session)
     assert "Geheimnaam" not in text
     data = json.loads(text)

@@ -94,6 +94,14 @@ def mutate(data: dict[str, Any], draw: Any) -> str:
 TRIED = {"files": 0, "refused": 0, "imported": 0}
 
 
+@pytest.fixture(autouse=True, scope="module")
+def figures():
+    """What this file's tests tried, for bench/safety.py: noted after the last of them, whichever
+    of them ran and in whatever order."""
+    yield
+    note("import_session", **TRIED)
+
+
 @pytest.mark.django_db
 @settings(FUZZ, max_examples=150)
 @given(st.data())
@@ -121,11 +129,6 @@ def test_a_damaged_session_file_is_refused_clearly_or_imported_whole(tmp_path_fa
     TRIED["imported"] += 1
     session = Session.objects.get(pk=int(out.getvalue().strip()))
     assert projection_problems(session) == []
-
-
-def test_figures():
-    """Not a check: the figures of the fuzz run above, for bench/safety.py."""
-    note("import_session", **TRIED)
 
 
 @pytest.mark.django_db

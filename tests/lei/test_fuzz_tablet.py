@@ -47,6 +47,14 @@ TRIED = {"sessions": 0, "requests": 0, "accepted": 0, "refused": 0, "server_erro
 NUMBERS = itertools.count(1)  # a club of its own for every example
 
 
+@pytest.fixture(autouse=True, scope="module")
+def figures():
+    """What this file's tests tried, for bench/safety.py: noted after the last of them, whichever
+    of them ran and in whatever order."""
+    yield
+    note("tablet", **TRIED)
+
+
 class Table:
     """One session played by a client, with the test's own record of what was accepted."""
 
@@ -242,8 +250,3 @@ def test_oversized_bodies_get_a_4xx(client, session, django_user_model):
         TRIED["requests"] += 1
         TRIED["refused"] += 1
     assert session.rounds.count() == 0
-
-
-def test_figures():
-    """Not a check: the figures of the fuzz runs above, for bench/safety.py."""
-    note("tablet", **TRIED)

@@ -16,7 +16,7 @@ from django.utils import translation
 from scoring.engine.simulate import random_session
 from scoring.lei import tablet
 from scoring.models import ClubMembership, Session
-from tests.conftest import record
+from tests.conftest import record, tap
 
 HX = {"HTTP_HX_REQUEST": "true"}
 
@@ -87,13 +87,6 @@ def scorer(client, club, user):
     return client
 
 
-def tap(client, session, event_type, player, sheet):
-    session.refresh_from_db()
-    data = {"type": event_type, "player": player, "version": session.version}
-    data.update(key=f"k-{session.version}-{event_type}", sheet=sheet)
-    return client.post(reverse("session_event", args=[session.pk]), data, **HX)
-
-
 def shown_key(html: str) -> str:
     return html.split('name="sheet" value="', 1)[1].split('"', 1)[0]
 
@@ -102,7 +95,7 @@ def test_a_tap_inside_a_round_gets_the_round_section_and_a_round_end_the_whole_l
     page = scorer.get(reverse("tablet", args=[session.pk])).content.decode()
     sheet = shown_key(page)
 
-    knock = tap(scorer, session, "knock", "Bas", sheet)
+    knock = tap(scorer, session, "knock", "Bas", sheet=sheet)
     html = knock.content.decode()
     assert html.lstrip().startswith('<section id="round"')
     assert knock["HX-Retarget"] == "#round"
@@ -111,7 +104,7 @@ def test_a_tap_inside_a_round_gets_the_round_section_and_a_round_end_the_whole_l
     assert shown_key(html) == sheet
     assert f'data-version="{session.version + 1}"' in html
 
-    win = tap(scorer, session, "win", "Bas", sheet)
+    win = tap(scorer, session, "win", "Bas", sheet=sheet)
     html = win.content.decode()
     assert html.lstrip().startswith('<div id="live"')
     assert "HX-Retarget" not in win
@@ -121,21 +114,17 @@ def test_a_tap_inside_a_round_gets_the_round_section_and_a_round_end_the_whole_l
 
 def test_a_refusal_keeps_the_sheet_and_a_stale_tablet_gets_the_whole_lei(scorer, session):
     sheet = shown_key(scorer.get(reverse("tablet", args=[session.pk])).content.decode())
-    refused = tap(scorer, session, "fold", "Bas", sheet)  # nobody knocked
+    refused = tap(scorer, session, "fold", "Bas", sheet=sheet)  # nobody knocked
     assert 'id="refusal"' in refused.content.decode()
     assert refused["HX-Retarget"] == "#round"
 
     record(session, "win", "Anne")  # another tablet ends the round
-    stale = scorer.post(
-        reverse("session_event", args=[session.pk]),
-        {"type": "knock", "player": "Bas", "version": session.version - 1, "key": "old"},
-        **HX,
-    )
+    stale = tap(scorer, session, "knock", "Bas", version=session.version - 1)
     assert 'id="stale"' in stale.content.decode()
     assert stale.content.decode().lstrip().startswith('<div id="live"')
 
 
 def test_a_tap_without_the_field_gets_the_whole_lei(scorer, session):
     """Older pages and plain clients send no ``sheet``: they get what they always got."""
-    response = tap(scorer, session, "knock", "Bas", "")
+    response = tap(scorer, session, "knock", "Bas", sheet="")
     assert response.content.decode().lstrip().startswith('<div id="live"')

@@ -9,7 +9,7 @@ from django.urls import reverse
 from scoring import access
 from scoring.lei import services
 from scoring.models import ClubMembership
-from tests.conftest import make_club, make_session
+from tests.conftest import make_club, make_session, tap
 
 HX = {"HTTP_HX_REQUEST": "true"}
 
@@ -20,17 +20,11 @@ def member(club, user):
     return user
 
 
-def tap(client, session, key="k1"):
-    session.refresh_from_db()
-    data = {"type": "win", "player": "Anne", "version": session.version, "key": key}
-    return client.post(reverse("session_event", args=[session.pk]), data)
-
-
 def test_anonymous_is_sent_to_login_and_cannot_post(client, session):
     response = client.get(reverse("tablet", args=[session.pk]))
     assert response.status_code == 302
     assert response["Location"].startswith(reverse("login"))
-    assert tap(client, session).status_code == 403
+    assert tap(client, session, "win", "Anne", htmx=False).status_code == 403
     assert session.rounds.count() == 0
 
 
@@ -40,14 +34,14 @@ def test_a_member_of_another_club_gets_404(client, session, django_user_model):
     ClubMembership.objects.create(user=outsider, club=other, role="admin")
     client.force_login(outsider)
     assert client.get(reverse("tablet", args=[session.pk])).status_code == 404
-    assert tap(client, session).status_code == 404
+    assert tap(client, session, "win", "Anne", htmx=False).status_code == 404
     assert session.rounds.count() == 0
 
 
 def test_a_member_with_any_role_may_score(client, session, member):
     client.force_login(member)
     assert client.get(reverse("tablet", args=[session.pk])).status_code == 200
-    assert tap(client, session).status_code == 302
+    assert tap(client, session, "win", "Anne", htmx=False).status_code == 302
     assert session.rounds.count() == 1
 
 
@@ -55,7 +49,7 @@ def test_the_scorer_link_lets_a_tablet_without_an_account_score(client, session)
     response = client.get(reverse("scorer_link", args=[session.scorer_token]))
     assert response["Location"] == reverse("tablet", args=[session.pk])
     assert client.get(reverse("tablet", args=[session.pk])).status_code == 200
-    assert tap(client, session).status_code == 302
+    assert tap(client, session, "win", "Anne", htmx=False).status_code == 302
     assert session.rounds.count() == 1
     entry = session.audit_entries.filter(action="event").get()
     assert entry.by_scorer_token
@@ -66,7 +60,8 @@ def test_a_revoked_or_renewed_scorer_link_stops_working(client, session):
     client.get(reverse("scorer_link", args=[old]))
     services.session_rotate_token(session=session)
     assert client.get(reverse("scorer_link", args=[old])).status_code == 404
-    assert tap(client, session).status_code == 403  # the tablet's grant was for the old token
+    # The tablet's grant was for the old token.
+    assert tap(client, session, "win", "Anne", htmx=False).status_code == 403
     services.session_revoke_token(session=session)
     assert client.get(reverse("tablet", args=[session.pk])).status_code == 302
 

@@ -11,7 +11,7 @@ import pytest
 from django.urls import reverse
 
 from scoring.models import ClubMembership, Session
-from tests.conftest import record
+from tests.conftest import record, tap
 
 HX = {"HTTP_HX_REQUEST": "true"}
 
@@ -21,12 +21,6 @@ def scorer(client, club, user):
     ClubMembership.objects.create(user=user, club=club, role="scorer")
     client.force_login(user)
     return client
-
-
-def tap(client, session: Session, event_type: str, player: str, *, key: str, **extra):
-    session.refresh_from_db()
-    data = {"type": event_type, "player": player, "version": session.version, "key": key, **extra}
-    return client.post(reverse("session_event", args=[session.pk]), {**data}, **HX)
 
 
 def undo(client, session: Session, *, key: str, htmx: bool = True):
@@ -53,11 +47,7 @@ def test_a_recorded_tap_says_so_and_names_the_version_the_next_tap_expects(score
 
 def test_a_resent_tap_is_recorded_once_and_answers_as_recorded(scorer, session):
     tap(scorer, session, "knock", "Bas", key="k1")
-    again = scorer.post(
-        reverse("session_event", args=[session.pk]),
-        {"type": "knock", "player": "Bas", "version": 0, "key": "k1"},
-        **HX,
-    )
+    again = tap(scorer, session, "knock", "Bas", version=0, key="k1")
     assert again["X-Lei-Outcome"] == "recorded"  # the outbox lets it go: it arrived before
     assert again["X-Lei-Version"] == "1"
     assert log(session) == [("knock", "Bas")]
@@ -76,11 +66,7 @@ def test_a_refused_tap_says_plainly_it_was_not_recorded_and_why(scorer, session)
 
 def test_a_stale_tap_says_plainly_it_was_not_recorded_and_why(scorer, session):
     record(session, "knock", "Cees")  # another tablet
-    response = scorer.post(
-        reverse("session_event", args=[session.pk]),
-        {"type": "knock", "player": "Bas", "version": 0, "key": "old"},
-        **HX,
-    )
+    response = tap(scorer, session, "knock", "Bas", version=0, key="old")
     html = response.content.decode()
     assert response["X-Lei-Outcome"] == "stale"
     assert response["X-Lei-Version"] == "1"

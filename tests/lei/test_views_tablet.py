@@ -10,7 +10,7 @@ from django.urls import reverse
 from scoring import access
 from scoring.engine import replay
 from scoring.models import ClubMembership, Session
-from tests.conftest import play_rounds, record
+from tests.conftest import play_rounds, record, tap
 
 HX = {"HTTP_HX_REQUEST": "true"}
 
@@ -47,18 +47,6 @@ def event_url(session: Session) -> str:
     return reverse("session_event", args=[session.pk])
 
 
-def post_event(client, session, event_type, player, *, key=None, version=None, htmx=True, **extra):
-    session.refresh_from_db()
-    data = {
-        "type": event_type,
-        "player": player,
-        "version": session.version if version is None else version,
-        "key": key or f"k-{event_type}-{player}-{session.version}",
-        **extra,
-    }
-    return client.post(event_url(session), data, **(HX if htmx else {}))
-
-
 def totals(session: Session) -> dict[str, int]:
     session.refresh_from_db()
     return replay(session.to_file(), open_round=True).totals
@@ -78,7 +66,7 @@ def test_the_tablet_page_shows_a_toep_button_per_player_and_the_sheet(scorer, se
 
 
 def test_an_htmx_tap_records_the_event_and_returns_the_panel_and_sheet_fragment(scorer, session):
-    response = post_event(scorer, session, "win", "Cees")
+    response = tap(scorer, session, "win", "Cees")
     assert response.status_code == 200
     html = response.content.decode()
     assert "<html" not in html  # the fragment, not the page
@@ -90,7 +78,7 @@ def test_an_htmx_tap_records_the_event_and_returns_the_panel_and_sheet_fragment(
 
 
 def test_a_plain_tap_redirects_back_to_the_tablet(scorer, session):
-    response = post_event(scorer, session, "win", "Cees", htmx=False)
+    response = tap(scorer, session, "win", "Cees", htmx=False)
     assert response.status_code == 302
     assert response["Location"] == tablet_url(session)
     assert totals(session)["Anne"] == 1
@@ -107,7 +95,7 @@ def test_a_plain_tap_redirects_back_to_the_tablet(scorer, session):
     ],
 )
 def test_every_action_of_the_panel_is_recorded(scorer, session, event_type, extra):
-    response = post_event(scorer, session, event_type, "Bas", **extra)
+    response = tap(scorer, session, event_type, "Bas", **extra)
     assert response.status_code == 200
     assert "notice--error" not in response.content.decode()
     session.refresh_from_db()
@@ -115,14 +103,14 @@ def test_every_action_of_the_panel_is_recorded(scorer, session, event_type, extr
 
 
 def test_knock_fold_and_winner_take_three_taps(scorer, session):
-    post_event(scorer, session, "knock", "Bas")
-    post_event(scorer, session, "fold", "Cees")
-    post_event(scorer, session, "win", "Dirk")
+    tap(scorer, session, "knock", "Bas")
+    tap(scorer, session, "fold", "Cees")
+    tap(scorer, session, "win", "Dirk")
     assert totals(session) == {"Anne": 2, "Bas": 2, "Cees": 1, "Dirk": 0}
 
 
 def test_a_win_with_a_boer_takes_a_point_off(scorer, session):
-    post_event(scorer, session, "win", "Anne", jack="on")
+    tap(scorer, session, "win", "Anne", jack="on")
     assert totals(session) == {"Anne": -1, "Bas": 1, "Cees": 1, "Dirk": 1}
     html = scorer.get(tablet_url(session)).content.decode()
     assert "boer ●" in html
@@ -132,18 +120,18 @@ def test_stay_is_recorded_and_jack_beaten_when_played(club, people, scorer):
     from tests.conftest import make_session
 
     session = make_session(club, preset="standaard", overrides={"jack_beaten_by_queen": 1})
-    post_event(scorer, session, "knock", "Bas")
-    post_event(scorer, session, "stay", "Cees")
-    post_event(scorer, session, "jack_beaten", "Dirk")
+    tap(scorer, session, "knock", "Bas")
+    tap(scorer, session, "stay", "Cees")
+    tap(scorer, session, "jack_beaten", "Dirk")
     session.refresh_from_db()
     assert [e["type"] for e in session.rounds.get().events] == ["knock", "stay", "jack_beaten"]
 
 
 def test_a_refused_tap_shows_the_engines_message_and_changes_nothing(scorer, session):
-    post_event(scorer, session, "knock", "Bas")
+    tap(scorer, session, "knock", "Bas")
     session.refresh_from_db()
     before = (session.version, session.rounds.get().events)
-    response = post_event(scorer, session, "knock", "Bas")  # his own raise
+    response = tap(scorer, session, "knock", "Bas")  # his own raise
     html = response.content.decode()
     assert response.status_code == 200
     assert "notice--error" in html
@@ -153,14 +141,14 @@ def test_a_refused_tap_shows_the_engines_message_and_changes_nothing(scorer, ses
 
 
 def test_a_refusal_is_shown_in_the_users_language(scorer, session):
-    post_event(scorer, session, "knock", "Bas")
+    tap(scorer, session, "knock", "Bas")
     scorer.cookies["django_language"] = "en"
-    html = post_event(scorer, session, "knock", "Bas").content.decode()
+    html = tap(scorer, session, "knock", "Bas").content.decode()
     assert "Bas cannot knock: the latest raise is their own" in html
 
 
 def test_a_plain_refused_tap_redirects_with_the_message(scorer, session):
-    response = post_event(scorer, session, "fold", "Anne", htmx=False)
+    response = tap(scorer, session, "fold", "Anne", htmx=False)
     assert response.status_code == 302
     page = scorer.get(response["Location"]).content.decode()
     assert "notice--error" in page
@@ -169,7 +157,7 @@ def test_a_plain_refused_tap_redirects_with_the_message(scorer, session):
 
 def test_a_stale_tablet_gets_the_fresh_sheet_and_a_notice_and_nothing_changes(scorer, session):
     record(session, "win", "Cees")  # another tablet
-    response = post_event(scorer, session, "win", "Anne", version=0, key="old-tablet")
+    response = tap(scorer, session, "win", "Anne", version=0, key="old-tablet")
     html = response.content.decode()
     assert response.status_code == 200
     assert "De lei is intussen veranderd" in html
@@ -181,14 +169,14 @@ def test_a_stale_tablet_gets_the_fresh_sheet_and_a_notice_and_nothing_changes(sc
 
 def test_a_stale_plain_post_redirects_with_the_notice(scorer, session):
     record(session, "win", "Cees")
-    response = post_event(scorer, session, "win", "Anne", version=0, htmx=False)
+    response = tap(scorer, session, "win", "Anne", version=0, htmx=False)
     assert response.status_code == 302
     assert "De lei is intussen veranderd" in scorer.get(response["Location"]).content.decode()
 
 
 def test_a_repeated_key_is_recorded_once(scorer, session):
-    first = post_event(scorer, session, "win", "Cees", key="same-tap", version=0)
-    again = post_event(scorer, session, "win", "Cees", key="same-tap", version=0)
+    first = tap(scorer, session, "win", "Cees", key="same-tap", version=0)
+    again = tap(scorer, session, "win", "Cees", key="same-tap", version=0)
     assert first.status_code == again.status_code == 200
     assert "notice--error" not in again.content.decode()
     assert session.rounds.count() == 1
@@ -202,7 +190,7 @@ def test_a_broken_form_is_refused_without_a_change(scorer, session):
 
 
 def test_undo_takes_back_the_last_event(scorer, session):
-    post_event(scorer, session, "knock", "Bas")
+    tap(scorer, session, "knock", "Bas")
     session.refresh_from_db()
     url = reverse("session_undo", args=[session.pk])
     response = scorer.post(url, {"version": session.version, "key": "undo-1"}, **HX)
@@ -276,7 +264,7 @@ def test_the_more_forms_texts_are_kept_per_language(scorer, session, first):
 
 
 def test_presence_after_the_first_event_is_refused(scorer, session):
-    post_event(scorer, session, "knock", "Bas")
+    tap(scorer, session, "knock", "Bas")
     session.refresh_from_db()
     url = reverse("session_presence", args=[session.pk])
     html = scorer.post(
@@ -425,9 +413,9 @@ def test_the_pot_game_bids_folds_and_a_winner_in_euros(scorer, club, people):
     html = scorer.get(tablet_url(session)).content.decode()
     assert "Pot:" in html
     assert "2,00" in html
-    post_event(scorer, session, "bid", "Anne", bid="1.50")
-    post_event(scorer, session, "bid_fold", "Bas")
-    response = post_event(scorer, session, "win", "Anne")
+    tap(scorer, session, "bid", "Anne", bid="1.50")
+    tap(scorer, session, "bid_fold", "Bas")
+    response = tap(scorer, session, "win", "Anne")
     assert "notice--error" not in response.content.decode()
     session.refresh_from_db()
     result = replay(session.to_file(), open_round=True)

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import pytest
 from django.db import connection
-from django.urls import reverse
 
 from scoring.engine import Refusal, replay
 from scoring.engine.bounds import MAX_EVENTS, MAX_ROUNDS, POT_LIMIT, TOTAL_LIMIT
 from scoring.lei import services
 from scoring.lei.forms import SessionStartForm
 from scoring.models import ClubMembership, RoundScore
-from tests.conftest import make_session, record
+from tests.conftest import make_session, record, tap
 from tests.engine.test_engine_rules import ev, play, refusal, refused_at, session
 from tests.safety import projection_problems, row_counts
 
@@ -26,13 +25,13 @@ def penalty(points, player="A"):
     return ev("penalty", player, points=points, reason="typo")
 
 
-def test_finding_2_penalty_of_3e9_is_refused_not_wrapped():
+def test_a_penalty_of_3e9_is_refused_not_wrapped():
     error = refusal([penalty(3_000_000_000), ev("win", "B")])
     refused_at(error, "out_of_range", 1, 1)
     assert str(error) == "round 1, event 1: points must be from -100 to 100, not 3000000000"
 
 
-def test_finding_2_a_400_digit_penalty_is_refused_with_a_short_message():
+def test_a_400_digit_penalty_is_refused_with_a_short_message():
     error = refusal([penalty(int("9" * 400)), ev("win", "B")])
     refused_at(error, "out_of_range", 1, 1)
     assert len(str(error)) < 100
@@ -211,20 +210,11 @@ def scorer(client, club, user):
     return client
 
 
-def tap(client, session, **data):
-    session.refresh_from_db()
-    data = {"version": session.version, "key": f"k-{session.version}-{data}", **data}
-    url = reverse("session_event", args=[session.pk])
-    return client.post(url, data, HTTP_HX_REQUEST="true")
-
-
 @pytest.mark.django_db
 @pytest.mark.parametrize("points", ["3000000000", "9" * 400, "-101", "101"])
-def test_finding_2_a_huge_penalty_tap_is_a_form_message_and_changes_nothing(
-    scorer, session, points
-):
+def test_a_huge_penalty_tap_is_a_form_message_and_changes_nothing(scorer, session, points):
     before = row_counts()
-    response = tap(scorer, session, type="penalty", player="Anne", points=points, reason="x")
+    response = tap(scorer, session, "penalty", "Anne", points=points, reason="x")
     assert response.status_code == 200
     assert "Punten: van -100 tot en met 100." in response.content.decode()
     assert row_counts() == before
@@ -234,13 +224,13 @@ def test_finding_2_a_huge_penalty_tap_is_a_form_message_and_changes_nothing(
 @pytest.mark.django_db
 def test_the_penalty_bound_is_said_in_the_users_language(scorer, session):
     scorer.cookies["django_language"] = "de"
-    response = tap(scorer, session, type="penalty", player="Anne", points="3000000000")
+    response = tap(scorer, session, "penalty", "Anne", points="3000000000")
     assert "Punkte: von -100 bis 100." in response.content.decode()
 
 
 @pytest.mark.django_db
 def test_a_penalty_at_the_bound_is_recorded(scorer, session):
-    response = tap(scorer, session, type="penalty", player="Anne", points="-100", reason="x")
+    response = tap(scorer, session, "penalty", "Anne", points="-100", reason="x")
     assert response.status_code == 200
     assert session.rounds.get().events[0]["points"] == -100
 
@@ -248,13 +238,13 @@ def test_a_penalty_at_the_bound_is_recorded(scorer, session):
 @pytest.mark.django_db
 def test_a_huge_bid_tap_is_a_form_message(scorer, club, people):
     session = make_session(club, game="pot")
-    response = tap(scorer, session, type="bid", player="Anne", bid="1e400")
+    response = tap(scorer, session, "bid", "Anne", bid="1e400")
     assert "Bod (€): van 0.01 tot en met 100000." in response.content.decode()
     assert not session.rounds.exists()
 
 
 @pytest.mark.django_db
-def test_finding_2_the_engine_refuses_a_huge_penalty_sent_past_the_form(session):
+def test_the_engine_refuses_a_huge_penalty_sent_past_the_form(session):
     # A service call (an import, a script) is checked by the engine itself: nothing is written.
     before = row_counts()
     with pytest.raises(Refusal) as caught:
@@ -333,7 +323,7 @@ def extreme_pot() -> dict:
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("make", [extreme_strafpunten, extreme_pot])
-def test_finding_2_the_extremes_are_stored_as_they_are_and_equal_a_replay(club, make):
+def test_the_extremes_are_stored_as_they_are_and_equal_a_replay(club, make):
     data = make()
     result = replay(data)
     session = services.session_import(club=club, data=data)
@@ -363,7 +353,7 @@ def test_the_extremes_are_the_extremes():
 
 @on_postgresql
 @pytest.mark.django_db
-def test_finding_2_on_postgresql_with_server_side_binding_nothing_wraps(club):
+def test_on_postgresql_with_server_side_binding_nothing_wraps(club):
     assert connection.settings_dict["OPTIONS"].get("server_side_binding") is True
     for make in (extreme_strafpunten, extreme_pot):
         session = services.session_import(club=club, data=make())
@@ -389,7 +379,7 @@ def test_a_bound_refusal_is_translated(language, expected):
 
 
 @pytest.mark.django_db
-def test_finding_2_a_400_digit_penalty_in_the_round_editor_is_a_form_message(scorer, session):
+def test_a_400_digit_penalty_in_the_round_editor_is_a_form_message(scorer, session):
     from tests.lei.test_views_tablet import edit_url, editor_data
 
     record(session, "win", "Cees")
@@ -403,6 +393,6 @@ def test_finding_2_a_400_digit_penalty_in_the_round_editor_is_a_form_message(sco
     assert "Punten: van -100 tot en met 100." in response.content.decode()
     assert row_counts() == before
     # and the next round-ending tap still works (it was a 500 while the penalty stood)
-    response = tap(scorer, session, type="win", player="Anne")
+    response = tap(scorer, session, "win", "Anne")
     assert response.status_code == 200
     assert session.rounds.count() == 2

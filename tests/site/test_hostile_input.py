@@ -127,6 +127,31 @@ SEEN: dict[str, Any] = {
 NUMBERS = itertools.count(1)  # a club of its own for every example
 
 
+@pytest.fixture(autouse=True, scope="module")
+def figures():
+    """What this file's tests tried, for bench/safety.py: noted after the last of them, whichever
+    of them ran and in whatever order."""
+    yield
+    note(
+        "hostile",
+        requests=SEEN["requests"],
+        server_errors=SEEN["server_errors"],
+        max_answer_bytes=SEEN["largest"],
+        max_ms=round(SEEN["slowest_ms"]),
+        max_queries=SEEN["most_queries"],
+        writes=SEEN["writes"],
+        lost_or_doubled=SEEN["lost_or_doubled"],
+        files=SEEN["files"],
+        imported=SEEN["imported"],
+    )
+    # Shown with -s: where the largest and slowest answers came from.
+    print(
+        f"hostile: {SEEN['requests']} requests, largest {SEEN['largest']} B "
+        f"({SEEN['largest_what']}), slowest {SEEN['slowest_ms']:.0f} ms ({SEEN['slowest_what']}), "
+        f"most queries {SEEN['most_queries']}, {SEEN['files']} files"
+    )
+
+
 def send(what: str, call) -> Any:
     """One request, measured: its status, the size of its answer, its time and queries."""
     with CaptureQueriesContext(connection) as queries:
@@ -629,28 +654,3 @@ def test_an_id_of_400_digits_in_a_url_is_not_found(league, django_user_model, ur
     client.force_login(member)
     for n in ["9" * 19, "9" * 400]:
         assert client.get(url.format(n=n)).status_code == 404, n
-
-
-# --- the figures ----------------------------------------------------------------------------------
-
-
-def test_figures():
-    """Not a check: what the tests above tried, for bench/safety.py (after them in this file)."""
-    note(
-        "hostile",
-        requests=SEEN["requests"],
-        server_errors=SEEN["server_errors"],
-        max_answer_bytes=SEEN["largest"],
-        max_ms=round(SEEN["slowest_ms"]),
-        max_queries=SEEN["most_queries"],
-        writes=SEEN["writes"],
-        lost_or_doubled=SEEN["lost_or_doubled"],
-        files=SEEN["files"],
-        imported=SEEN["imported"],
-    )
-    # Shown with -s: where the largest and slowest answers came from.
-    print(
-        f"hostile: {SEEN['requests']} requests, largest {SEEN['largest']} B "
-        f"({SEEN['largest_what']}), slowest {SEEN['slowest_ms']:.0f} ms ({SEEN['slowest_what']}), "
-        f"most queries {SEEN['most_queries']}, {SEEN['files']} files"
-    )
