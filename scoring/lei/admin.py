@@ -121,6 +121,7 @@ class SessionAdmin(ClubScopedAdmin):
     inlines = [SeatInline, RoundInline, SessionResultInline]
     actions = [
         "finish_sessions",
+        "reopen_sessions",
         "lock_sessions",
         "unlock_sessions",
         "rotate_scorer_tokens",
@@ -213,6 +214,15 @@ class SessionAdmin(ClubScopedAdmin):
             queryset,
             lambda s: services.session_finish(session=s, actor=request.user),
             gettext("Sessions finished: %(count)s."),
+        )
+
+    @admin.action(description=_("Reopen the selected sessions"), permissions=["change"])
+    def reopen_sessions(self, request: HttpRequest, queryset: QuerySet) -> None:
+        self._each(
+            request,
+            queryset,
+            lambda s: services.session_reopen(session=s, actor=request.user),
+            gettext("Sessions reopened: %(count)s."),
         )
 
     @admin.action(description=_("Lock the selected sessions"), permissions=["change"])

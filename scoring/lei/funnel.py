@@ -69,6 +69,13 @@ class UnknownRound(ServiceError):
         super().__init__(f"the session has no round {number}")
 
 
+class SessionClosed(ServiceError):
+    """The game was ended by hand (closing time): no tap changes it until an admin reopens it."""
+
+    def __init__(self) -> None:
+        super().__init__("the game was ended: a club admin can reopen it")
+
+
 class NotFinished(ServiceError):
     def __init__(self) -> None:
         super().__init__("only a finished session can be locked")
@@ -204,6 +211,12 @@ class Change:
     new_players: dict[str, Player] = field(default_factory=dict)  # joining players by name
     ended: bool | None = None  # pot game: shared out (True) or taken back (False)
     finish: bool = False  # finished by hand, whatever the engine says
+    reopen: bool = False  # an admin takes back an end by hand: the engine decides again
+
+
+# What the table does: refused once the game was ended by hand. A correction (the round editor,
+# the admin) is allowed and keeps the game ended, with its places as they were decided.
+TABLE_ACTIONS = {AuditEntry.Action.EVENT, AuditEntry.Action.PRESENCE, AuditEntry.Action.UNDO}
 
 
 def session_write(
@@ -233,6 +246,13 @@ def session_write(
         if version is not None and version != locked.version:
             raise StaleVersion(locked.version)
         data = file_from_rows(locked, seats, rounds)
+        # Ended by hand: finished, though the engine would play on. Only a finished session
+        # pays for this second replay.
+        ended_by_hand = (
+            locked.status == Session.Status.FINISHED and not replay(data, open_round=True).finished
+        )
+        if ended_by_hand and action in TABLE_ACTIONS:
+            raise SessionClosed()
         todo = change(locked, rounds, list(data["rounds"]))
         data["rounds"] = todo.rounds
         if todo.ended is not None:
@@ -270,7 +290,7 @@ def session_write(
             store_results(locked, result, players, clear=True)
 
         # 3. The session's new state, the audit trail and the key's answer.
-        finished = result.finished or todo.finish
+        finished = result.finished or todo.finish or (ended_by_hand and not todo.reopen)
         locked.status = Session.Status.FINISHED if finished else Session.Status.RUNNING
         locked.version += 1
         locked.updated_at = timezone.now()

@@ -382,7 +382,8 @@ def session_finish(
 ) -> RecordOutcome:
     """End the session now. In the pot game the pot is shared out (the engine does it); a
     strafpunten session that the engine has not finished yet ends with the places as they are
-    (closing time); its next recorded event opens it again.
+    (closing time) and stays ended: the table's taps are refused, a correction keeps it ended,
+    and only a club admin reopens it (``session_reopen``).
 
     A session without a finished round is not a game that was played: it is discarded
     (``session_discard``), so it never shows in the league or the archive with everybody
@@ -567,6 +568,27 @@ def session_lock(*, session: Session, actor: Any = None) -> Session:
 def session_unlock(*, session: Session, actor: Any = None) -> Session:
     return _session_update(
         session, actor=actor, action=Action.UNLOCK, allowed=_must_be_locked, status="finished"
+    )
+
+
+def session_reopen(*, session: Session, actor: Any = None) -> RecordOutcome:
+    """Take back an end by hand (closing time): the game runs again and the table may tap on.
+    A game the engine finished stays finished; a locked one must be unlocked first."""
+
+    def change(locked: Session, rounds: list[Round], files: list[dict]) -> Change:
+        if locked.status != Session.Status.FINISHED:
+            raise ServiceError("only a finished game can be reopened")
+        return Change(
+            rounds=files,
+            first=len(files) + 1,
+            round_number=None,
+            reopen=True,
+            before={"status": locked.status},
+            after={"status": Session.Status.RUNNING},
+        )
+
+    return session_write(
+        session, version=None, key=None, actor=actor, action=Action.REOPEN, change=change
     )
 
 

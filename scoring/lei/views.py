@@ -224,6 +224,10 @@ def _undone_text(session: Session) -> str:
 def service_error_text(error: writes.ServiceError) -> str:
     if isinstance(error, funnel.SessionLocked):
         return gettext("Deze lei is op slot: de club moet hem eerst openen.")
+    if isinstance(error, funnel.SessionClosed):
+        return gettext(
+            "Dit spel is beëindigd. Alleen een clubbeheerder kan het heropenen (in het beheer)."
+        )
     if isinstance(error, funnel.NothingToUndo):
         return gettext("Er is niets om ongedaan te maken.")
     if isinstance(error, funnel.RoundStarted):

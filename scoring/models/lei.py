@@ -249,6 +249,7 @@ class AuditEntry(models.Model):
         UNDO = "undo", _("undone")
         CORRECT = "correct", _("round corrected")
         FINISH = "finish", _("finished")
+        REOPEN = "reopen", _("reopened")
         LOCK = "lock", _("locked")
         UNLOCK = "unlock", _("unlocked")
         ROTATE_TOKEN = "rotate_token", _("scorer link renewed")

@@ -8,6 +8,7 @@ import re
 import pytest
 from django.urls import reverse
 
+from scoring.lei import funnel, services
 from scoring.models import ClubMembership, Session
 from tests.conftest import make_session, record
 
@@ -96,3 +97,73 @@ def test_a_pot_event_in_a_strafpunten_round_is_refused_and_changes_nothing(score
     session.refresh_from_db()
     assert session.version == version
     assert session.rounds.get(number=1).events == [{"type": "win", "player": "Anne"}]
+
+
+# --- a game ended at closing time stays ended ------------------------------------------------
+
+
+def correct_round_1(client, session: Session, events: list[tuple[str, str]]):
+    session.refresh_from_db()
+    data = {
+        "version": session.version,
+        "key": f"correct-{session.version}",
+        "events-TOTAL_FORMS": str(len(events)),
+        "events-INITIAL_FORMS": "0",
+        "events-MIN_NUM_FORMS": "0",
+        "events-MAX_NUM_FORMS": "1000",
+    }
+    for index, (kind, player) in enumerate(events):
+        data[f"events-{index}-type"] = kind
+        data[f"events-{index}-player"] = player
+    return client.post(reverse("round_edit", args=[session.pk, 1]), data, **HX)
+
+
+def test_a_correction_keeps_a_game_ended_at_closing_time_ended(scorer, session):
+    record(session, "win", "Anne")
+    record(session, "win", "Bas")
+    services.session_finish(session=session)
+    assert session.status == "finished"
+    response = correct_round_1(scorer, session, [("knock", "Cees"), ("win", "Cees")])
+    assert response.status_code == 200
+    session.refresh_from_db()
+    assert session.status == "finished"  # still in the standings, with the corrected totals
+    assert session.rounds.get(number=1).events[-1] == {"type": "win", "player": "Cees"}
+    places = dict(session.results.values_list("player__name", "place"))
+    assert places["Cees"] == 1
+
+
+def test_a_tap_on_a_game_ended_at_closing_time_is_refused_and_changes_nothing(scorer, session):
+    record(session, "win", "Anne")
+    services.session_finish(session=session)
+    session.refresh_from_db()
+    version = session.version
+    with pytest.raises(funnel.SessionClosed):
+        record(session, "win", "Bas")
+    response = scorer.post(
+        reverse("session_event", args=[session.pk]),
+        {"version": version, "key": "late-tap", "type": "win", "player": "Bas"},
+        **HX,
+    )
+    assert "Dit spel is beëindigd" in response.content.decode()
+    session.refresh_from_db()
+    assert (session.status, session.version, session.rounds.count()) == ("finished", version, 1)
+
+
+def test_an_admin_reopens_a_game_ended_at_closing_time(scorer, session):
+    record(session, "win", "Anne")
+    services.session_finish(session=session)
+    services.session_reopen(session=session)
+    assert session.status == "running"
+    record(session, "win", "Bas")
+    session.refresh_from_db()
+    assert (session.status, session.rounds.count()) == ("running", 2)
+    assert session.audit_entries.filter(action="reopen").count() == 1
+
+
+def test_a_game_the_engine_finished_cannot_be_reopened_into_play(club, people):
+    session = make_session(club, ["Anne", "Bas"], overrides={"max_points": 2})
+    record(session, "win", "Anne")
+    record(session, "win", "Anne")
+    assert session.status == "finished"
+    services.session_reopen(session=session)
+    assert session.status == "finished"  # the toepkoning is decided by the rules
