@@ -6,7 +6,6 @@ from __future__ import annotations
 import datetime
 import hashlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from django.core.paginator import Paginator
 from django.db.models import Exists, OuterRef, Prefetch
@@ -17,6 +16,9 @@ from django.utils.cache import patch_vary_headers
 from django.utils.translation import get_language
 from django.views.decorators.http import require_GET
 
+from scoring.access import Viewer, club_viewer
+from scoring.http import HtmxHttpRequest, private_response
+from scoring.league.views import viewer_link
 from scoring.models import (
     Player,
     RoundScore,
@@ -25,12 +27,6 @@ from scoring.models import (
     SessionResult,
 )
 from scoring.templatetags.lei import score_chart_tag
-
-if TYPE_CHECKING:
-    from scoring.http import HtmxHttpRequest
-from scoring.access import Viewer, club_viewer
-from scoring.http import private_response
-from scoring.league.views import viewer_link
 
 ARCHIVE_PAGE_SIZE = 25
 EVENING_POLL_SECONDS = 5

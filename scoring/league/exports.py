@@ -8,25 +8,21 @@ import csv
 import json
 from collections.abc import Iterable
 from decimal import Decimal
-from typing import TYPE_CHECKING
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_GET
 
+from scoring.access import club_viewer
+from scoring.http import private_response
 from scoring.league import standings
+from scoring.league.views import season_of
 from scoring.lei.sessionfile import public_file
 from scoring.models import (
     RoundScore,
     Seat,
     Session,
 )
-
-if TYPE_CHECKING:
-    pass
-from scoring.access import club_viewer
-from scoring.http import private_response
-from scoring.league.views import season_of
 
 # A spreadsheet runs a cell that starts with one of these as a formula (OWASP, "CSV
 # injection"): a player named "=HYPERLINK(…)" must open as the text it is.

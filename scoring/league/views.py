@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.db.models import Count, Q
 from django.http import (
@@ -21,7 +21,7 @@ from django.http import (
     HttpResponse,
 )
 from django.shortcuts import get_object_or_404, render
-from django.urls import NoReverseMatch, reverse
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import number_format
 from django.utils.html import conditional_escape, format_html
@@ -30,6 +30,8 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_GET
 
 from scoring import access, svg
+from scoring.access import Viewer, club_viewer
+from scoring.http import private_response
 from scoring.league import player_stats, standings, standings_cache
 from scoring.models import (
     Club,
@@ -39,11 +41,6 @@ from scoring.models import (
     SessionResult,
 )
 from scoring.templatetags.lei import score_chart_tag
-
-if TYPE_CHECKING:
-    pass
-from scoring.access import Viewer, club_viewer
-from scoring.http import private_response
 
 HOME_CLUBS = 100  # the public clubs listed on the home page, by name
 
@@ -69,15 +66,10 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "scoring/home.html", context)
 
 
-def viewer_link(session: Session) -> str | None:
-    """The tablet's live read-only sheet of a session (the signed viewer link), when that page
-    exists. Only for members: the viewer shows every name in full."""
-    try:
-        # MODULE scoring.access access
-
-        return reverse("viewer", args=[access.viewer_token(session.pk)])
-    except (ImportError, AttributeError, NoReverseMatch):
-        return None
+def viewer_link(session: Session) -> str:
+    """The tablet's live read-only sheet of a session (the signed viewer link). Only for
+    members: the viewer shows every name in full."""
+    return reverse("viewer", args=[access.viewer_token(session.pk)])
 
 
 @require_GET
