@@ -5,7 +5,9 @@ Read-only pages over the stored projection (see ``scoring.league.standings``), s
 or corrected round shows on the next request. The one thing kept is the standings' rows, a
 copy served only while the data it was made from is unchanged
 (``scoring.league.standings_cache``). A club that does not publish its standings shows nothing
-to the public: every page is a 404 for anyone who is not a member.
+to the public: every page is a 404 for anyone who is not a member (``access.league_viewer``,
+asked by every page of the league through ``access.requires``: ``scoring/access.py`` is the one
+place of such rules).
 On a public page a player who asked for it is shown by initials (``Player.public_name``)."""
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_GET
 
 from scoring import access, svg
-from scoring.access import Viewer, club_viewer
+from scoring.access import Viewer
 from scoring.http import private_response
 from scoring.league import player_stats, standings, standings_cache
 from scoring.models import (
@@ -56,7 +58,7 @@ def home(request: HttpRequest) -> HttpResponse:
         ),
     }
     if request.user.is_authenticated:
-        clubs = access.clubs_for_user(request.user)
+        clubs = access.clubs_of(request.user)
         sessions = Session.objects.filter(club__in=clubs).select_related("club")
         context |= {
             "clubs": clubs,
@@ -73,10 +75,10 @@ def viewer_link(session: Session) -> str:
 
 
 @require_GET
-def club_home(request: HttpRequest, slug: str) -> HttpResponse:
+@access.requires(access.league_viewer)
+def club_home(request: HttpRequest, viewer: Viewer) -> HttpResponse:
     """Queries: 1. the club (and membership); 2. its seasons with their session counts;
     3. the latest evenings."""
-    viewer = club_viewer(request, slug)
     seasons = list(
         viewer.club.seasons.annotate(
             session_count=Count("sessions", filter=Q(sessions__status__in=standings.FINISHED))
@@ -111,7 +113,8 @@ def season_of(viewer: Viewer, season_id: int) -> Season:
 
 
 @require_GET
-def season_standings(request: HttpRequest, slug: str, season_id: int) -> HttpResponse:
+@access.requires(access.league_viewer)
+def season_standings(request: HttpRequest, viewer: Viewer, season_id: int) -> HttpResponse:
     """The rows are rendered once per state of their data, language and audience and kept in
     the cache (``scoring.league.standings_cache``) under the key of that data, so a correction shows
     on the next request.
@@ -120,7 +123,6 @@ def season_standings(request: HttpRequest, slug: str, season_id: int) -> HttpRes
     initials; 4. the cache. A miss then reads in one snapshot: 5-6. the key again, 7-9. the
     standings (see ``standings.season_standings``; 10. only when a tie reaches the
     head-to-head breaker); and keeps the rows (the cache's writes)."""
-    viewer = club_viewer(request, slug)
     variant = standings_cache.variant(member=viewer.member)
     season = standings_cache.season_with_key(viewer.club, season_id)
     if season is None:
@@ -251,11 +253,11 @@ def _percent(value: float | None) -> str:
 
 
 @require_GET
-def player_page(request: HttpRequest, slug: str, player_id: int) -> HttpResponse:
+@access.requires(access.league_viewer)
+def player_page(request: HttpRequest, viewer: Viewer, player_id: int) -> HttpResponse:
     """Queries: 1. club; 2. player; 3. the club's seasons; 4-6. statistics (session results,
     round scores, longest run); 7. league points through the season; 8. head-to-head;
     9. the player's latest sessions; 10-11. the chosen session's chart (seats, round scores)."""
-    viewer = club_viewer(request, slug)
     player = get_object_or_404(Player, pk=player_id, club=viewer.club)
     seasons = list(viewer.club.seasons.order_by("-starts_on"))
     season = _chosen(seasons, request.GET.get("seizoen"))
