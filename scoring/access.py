@@ -1,26 +1,44 @@
-"""Who may score or watch a session.
+"""Who may do what: the one place of the site that says it.
 
-- A club member (any role) scores every session of their club; a superuser scores every
-  session of every club, with the rights of its club admin.
-- A pub tablet without an account opens the session's secret scorer link ``/tafel/<token>/``
-  once; the token is then kept in its Django session and compared with the session's current
-  token on every request, so a revoked or renewed link stops working at once.
+Every "may this person…" is answered here, and views ask it through one decorator,
+``requires(role)``; ``tests/site/test_access_one_place.py`` fails on a view that does not,
+unless it is in that test's short list of public pages.
+
+The roles:
+
+- A **member** of a club (a ``ClubMembership``, any role) starts and scores every session of
+  their club. A **club admin** (the membership's role ``admin``) also renews or revokes a
+  session's scorer link, organises the club's tournaments and, as staff, sees the club in the
+  Django admin (``scoring/clubs/admin.py`` asks ``admin_club_ids``). A superuser runs the whole
+  site: a club admin of every club. ``scoring/lei/hotsql.py`` asks the same two questions in
+  its one query of a tap.
+- A **scorer** of a session is a member of its club, or a pub tablet without an account that
+  opened the session's secret scorer link ``/tafel/<token>/`` once; the token is then kept in its
+  Django session and compared with the session's current token on every request, so a revoked
+  or renewed link stops working at once.
+- A **league viewer** of a club is anyone when the club publishes its standings, else only a
+  member or a player of the club with an account; those see every name in full.
 - A viewer link ``/kijk/<signed>/`` is the session id signed with a salt: unguessable, needs no
-  database field, and is read-only.
+  database field, and is read-only. Whoever holds it may watch.
+
+Someone who may not gets a 404, the answer for what does not exist, so that nothing of another
+club can be probed; nobody logged in is sent to log in (a POST to a page that names its reason
+is refused with a 403 instead).
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.contrib.auth.views import redirect_to_login
 from django.core import signing
 from django.core.signals import setting_changed
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, QuerySet
 from django.dispatch import receiver
 from django.http import (
     Http404,
@@ -32,30 +50,30 @@ from django.utils.translation import gettext
 
 from scoring.league import standings
 from scoring.lei import hotsql
-
-# MODULE scoring.lei.hotsql hotsql
 from scoring.models import (
     Club,
     ClubMembership,
     Player,
     Session,
+    Tournament,
 )
 from scoring.writes import Actor
-
-if TYPE_CHECKING:
-    pass
-
-from scoring.models import Tournament
-
-# MODULE scoring.lei.services services
-# MODULE scoring.toernooi.services tournaments
 
 VIEWER_SALT = "scoring.viewer"
 SCORER_GRANTS = "scorer_tokens"  # request.session key: {session id: token}
 
+View = Callable[..., HttpResponse]
+
 
 class LoginNeeded(Exception):
-    """Nobody is logged in and the tablet holds no scorer link for this session."""
+    """Nobody is logged in (and no tablet holds a scorer link for this): log in first.
+
+    ``refusal`` is what a POST is told, with a 403, rather than being sent to the login page
+    (a form posted there would be lost); without one a POST is sent there too."""
+
+    def __init__(self, refusal: str = "") -> None:
+        super().__init__(refusal)
+        self.refusal = refusal
 
 
 @dataclass(frozen=True)
@@ -63,6 +81,186 @@ class ScorerAccess:
     session: Session
     actor: Actor
     is_admin: bool = False  # a club admin may renew or revoke the scorer link
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """Who looks at a club's league pages: a member sees every name in full."""
+
+    club: Club
+    member: bool
+
+    def name(self, name: str, public_initials: bool) -> str:
+        return standings.display_name(name, public_initials, full=self.member)
+
+
+# --- the roles, as queries -----------------------------------------------------------------------
+
+
+def memberships_of(user) -> QuerySet[ClubMembership]:
+    """The memberships that make ``user`` (logged in) a member of a club."""
+    return ClubMembership.objects.filter(user=user)
+
+
+def admin_memberships_of(user) -> QuerySet[ClubMembership]:
+    """The memberships that make ``user`` (logged in) a club admin: the one definition of the
+    role that organises tournaments and sees the club in the Django admin."""
+    return memberships_of(user).filter(role=ClubMembership.Role.ADMIN)
+
+
+def clubs_of(user) -> list[Club]:
+    """The clubs whose sessions ``user`` may start and score (any role); every club for a
+    superuser, who runs the whole site and may step in at any table."""
+    if not user.is_authenticated:
+        return []
+    if user.is_superuser:
+        return list(Club.objects.order_by("name"))
+    mine = memberships_of(user).filter(club=OuterRef("pk"))
+    return list(Club.objects.filter(Exists(mine)).order_by("name"))
+
+
+def clubs_administered_by(user) -> list[Club]:
+    """The clubs ``user`` is a club admin of: every club for a superuser."""
+    if not user.is_authenticated:
+        return []
+    if user.is_superuser:
+        return list(Club.objects.order_by("name"))
+    mine = admin_memberships_of(user).filter(club=OuterRef("pk"))
+    return list(Club.objects.filter(Exists(mine)).order_by("name"))
+
+
+def admin_club_ids(request: HttpRequest) -> frozenset[int] | None:
+    """The ids of the clubs this user is a club admin of, for the Django admin (staff only);
+    ``None`` for a superuser (all clubs).
+
+    Asked once per request and remembered on it: every admin on a page asks again.
+    """
+    user = request.user
+    if not (user.is_active and user.is_staff):
+        return frozenset()
+    if user.is_superuser:
+        return None
+    cached = getattr(request, "_scoring_admin_club_ids", None)
+    if cached is None:
+        cached = frozenset(admin_memberships_of(user).values_list("club_id", flat=True))
+        request._scoring_admin_club_ids = cached
+    return cached
+
+
+# --- the roles a view requires -------------------------------------------------------------------
+#
+# Each takes the request and the URL arguments it reads, by name, and returns what the view
+# works on; it refuses with Http404 or LoginNeeded.
+
+
+def scorer(request: HttpRequest, pk: int) -> ScorerAccess:
+    """The session ``pk`` with its club if this request may score it (one query, written out
+    in ``scoring/lei/hotsql.py``).
+
+    Members of another club get a 404, like a link that does not exist: a session's existence
+    is not told to outsiders.
+    """
+    user = request.user
+    session = hotsql.scorer_session(pk, user.pk if user.is_authenticated else None)
+    if session is None:
+        raise Http404("no such session")
+    if session.is_member:
+        return ScorerAccess(session=session, actor=Actor(user=user), is_admin=session.is_admin)
+    if user.is_superuser:  # the site's own admin opens every club's tablets, as its admin
+        return ScorerAccess(session=session, actor=Actor(user=user), is_admin=True)
+    granted = request.session.get(SCORER_GRANTS, {}).get(str(pk))
+    if granted and session.scorer_token and secrets.compare_digest(granted, session.scorer_token):
+        actor = Actor(user=user if user.is_authenticated else None, scorer_token=True)
+        return ScorerAccess(session=session, actor=actor)
+    if not user.is_authenticated:
+        raise LoginNeeded(gettext("Log in of open de scorerlink."))
+    raise Http404("no such session")
+
+
+def scorer_clubs(request: HttpRequest) -> list[Club]:
+    """Anyone logged in, with the clubs whose sessions they start (``clubs_of``): none for
+    someone of no club, and the view says what that means."""
+    if not request.user.is_authenticated:
+        raise LoginNeeded()
+    return clubs_of(request.user)
+
+
+def organiser(request: HttpRequest, pk: int) -> Tournament:
+    """The tournament ``pk`` if the one asking organises it, as a club admin of its club (one
+    query); anyone else gets a 404."""
+    user = request.user
+    if not user.is_authenticated:
+        raise LoginNeeded(gettext("Log in als beheerder van de club."))
+    found = Tournament.objects.select_related("club", "season").filter(pk=pk)
+    if not user.is_superuser:
+        found = found.filter(Exists(admin_memberships_of(user).filter(club=OuterRef("club"))))
+    tournament = found.first()
+    if tournament is None:
+        raise Http404("no such tournament")
+    return tournament
+
+
+def organiser_clubs(request: HttpRequest) -> list[Club]:
+    """Anyone logged in, with the clubs whose tournaments they organise
+    (``clubs_administered_by``): none for someone who is no club admin."""
+    if not request.user.is_authenticated:
+        raise LoginNeeded()
+    return clubs_administered_by(request.user)
+
+
+def league_viewer(request: HttpRequest, slug: str) -> Viewer:
+    """The club ``slug`` and whether the one asking is a member (or one of its players), in
+    one query; a 404 for the public when the club does not publish its standings."""
+    user = request.user
+    clubs = Club.objects.filter(slug=slug)
+    if user.is_authenticated:
+        clubs = clubs.annotate(
+            is_member=Exists(memberships_of(user).filter(club=OuterRef("pk")))
+            | Exists(Player.objects.filter(club=OuterRef("pk"), user=user))
+        )
+    club = clubs.first()
+    if club is None:
+        raise Http404("no such club")
+    member = bool(getattr(club, "is_member", False)) or user.is_superuser
+    if not member and not club.standings_public:
+        raise Http404("no such club")
+    return Viewer(club=club, member=member)
+
+
+def requires(role: Callable[..., object]) -> Callable[[View], View]:
+    """The view decorator of every page that is not public: ``@requires(access.scorer)``.
+
+    The role is asked first, with the URL arguments it names after the request, and the view
+    is called with the role's answer in their place::
+
+        @requires(access.scorer)  # scorer(request, pk) -> ScorerAccess
+        def tablet(request, scorer): ...  # the URL's pk is asked, not passed on
+
+    A role's ``Http404`` is the answer; its ``LoginNeeded`` sends the request to log in, or
+    refuses a POST with the role's reason.
+    """
+    reads = tuple(inspect.signature(role).parameters)[1:]
+
+    def decorate(view: View) -> View:
+        @functools.wraps(view)
+        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            rest = list(args)
+            asked = [kwargs.pop(name) if name in kwargs else rest.pop(0) for name in reads]
+            try:
+                granted = role(request, *asked)
+            except LoginNeeded as needed:
+                if needed.refusal and request.method == "POST":
+                    return HttpResponseForbidden(needed.refusal)
+                return redirect_to_login(request.get_full_path())
+            return view(request, granted, *rest, **kwargs)
+
+        wrapped.access_role = role  # type: ignore[attr-defined]  # what the tests look for
+        return wrapped
+
+    return decorate
+
+
+# --- the links -----------------------------------------------------------------------------------
 
 
 def viewer_token(session_id: int) -> str:
@@ -92,16 +290,6 @@ def _forget_checked_links(*, setting: str, **kwargs: object) -> None:
         _signed_session_id.cache_clear()
 
 
-def clubs_for_user(user) -> list[Club]:
-    """The clubs whose sessions ``user`` may start and score (any role); every club for a
-    superuser, who runs the whole site and may step in at any table."""
-    if not user.is_authenticated:
-        return []
-    if user.is_superuser:
-        return list(Club.objects.order_by("name"))
-    return list(Club.objects.filter(memberships__user=user).order_by("name"))
-
-
 def grant_scorer_link(request: HttpRequest, session: Session) -> None:
     grants = dict(request.session.get(SCORER_GRANTS, {}))
     grants[str(session.pk)] = session.scorer_token
@@ -114,149 +302,3 @@ def session_by_scorer_token(token: str) -> Session:
     if session is None or not secrets.compare_digest(session.scorer_token or "", token):
         raise Http404("no such scorer link")
     return session
-
-
-def get_session_for_scorer(request: HttpRequest, pk: int) -> ScorerAccess:
-    """The session ``pk`` with its club if this request may score it (one query, written out in
-    ``scoring/lei/hotsql.py``), else 404/LoginNeeded.
-
-    Members of another club get a 404, like a link that does not exist: a session's existence is
-    not told to outsiders.
-    """
-    user = request.user
-    session = hotsql.scorer_session(pk, user.pk if user.is_authenticated else None)
-    if session is None:
-        raise Http404("no such session")
-    if session.is_member:
-        return ScorerAccess(session=session, actor=Actor(user=user), is_admin=session.is_admin)
-    if user.is_superuser:  # the site's own admin opens every club's tablets, as its admin
-        return ScorerAccess(session=session, actor=Actor(user=user), is_admin=True)
-    granted = request.session.get(SCORER_GRANTS, {}).get(str(pk))
-    if granted and session.scorer_token and secrets.compare_digest(granted, session.scorer_token):
-        actor = Actor(user=user if user.is_authenticated else None, scorer_token=True)
-        return ScorerAccess(session=session, actor=actor)
-    if not user.is_authenticated:
-        raise LoginNeeded()
-    raise Http404("no such session")
-
-
-def _scorer(request: HttpRequest, pk: int) -> ScorerAccess:
-    """The session if this request may score it; raises 404, or ``LoginNeeded``."""
-    return get_session_for_scorer(request, pk)
-
-
-def scorer_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """Run ``view(request, scorer, ...)``; an anonymous request without a scorer link is sent
-    to the login page (GET) or refused (POST)."""
-
-    def wrapped(request: HttpRequest, pk: int, *args: Any, **kwargs: Any) -> HttpResponse:
-        try:
-            scorer = _scorer(request, pk)
-        except LoginNeeded:
-            if request.method == "POST":
-                return HttpResponseForbidden(gettext("Log in of open de scorerlink."))
-            return redirect_to_login(request.get_full_path())
-        return view(request, scorer, *args, **kwargs)
-
-    wrapped.__name__ = view.__name__
-    wrapped.__doc__ = view.__doc__
-    return wrapped
-
-
-@dataclass(frozen=True)
-class Viewer:
-    """Who looks at a club's league pages: a member sees every name in full."""
-
-    club: Club
-    member: bool
-
-    def name(self, name: str, public_initials: bool) -> str:
-        return standings.display_name(name, public_initials, full=self.member)
-
-
-def club_viewer(request: HttpRequest, slug: str) -> Viewer:
-    """The club and whether the one asking is a member, in one query; a 404 for the public
-    when the club does not publish its standings."""
-    user = request.user
-    clubs = Club.objects.filter(slug=slug)
-    if user.is_authenticated:
-        clubs = clubs.annotate(
-            is_member=Exists(ClubMembership.objects.filter(club=OuterRef("pk"), user=user))
-            | Exists(Player.objects.filter(club=OuterRef("pk"), user=user))
-        )
-    club = clubs.first()
-    if club is None:
-        raise Http404("no such club")
-    member = bool(getattr(club, "is_member", False)) or user.is_superuser
-    if not member and not club.standings_public:
-        raise Http404("no such club")
-    return Viewer(club=club, member=member)
-
-
-def admin_clubs(user) -> list[Club]:
-    """The clubs whose tournaments ``user`` organises: every club for a superuser."""
-    if not user.is_authenticated:
-        return []
-    if user.is_superuser:
-        return list(Club.objects.order_by("name"))
-    return list(
-        Club.objects.filter(
-            memberships__user=user, memberships__role=ClubMembership.Role.ADMIN
-        ).order_by("name")
-    )
-
-
-def tournament_for(request: HttpRequest, pk: int) -> Tournament:
-    """The tournament ``pk`` if the one asking organises it (one query), else a 404."""
-    user = request.user
-    found = Tournament.objects.select_related("club", "season").filter(pk=pk)
-    if not user.is_superuser:
-        found = found.filter(
-            Exists(
-                ClubMembership.objects.filter(
-                    club=OuterRef("club"), user=user, role=ClubMembership.Role.ADMIN
-                )
-            )
-        )
-    tournament = found.first()
-    if tournament is None:
-        raise Http404("no such tournament")
-    return tournament
-
-
-def organiser_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """Run ``view(request, tournament, ...)`` for the tournament's organiser; the anonymous
-    are sent to log in (GET) or refused (POST), everybody else gets a 404."""
-
-    def wrapped(request: HttpRequest, pk: int, *args: Any, **kwargs: Any) -> HttpResponse:
-        if not request.user.is_authenticated:
-            if request.method == "POST":
-                return HttpResponseForbidden(gettext("Log in als beheerder van de club."))
-            return redirect_to_login(request.get_full_path())
-        tournament = tournament_for(request, pk)
-        return view(request, tournament, *args, **kwargs)
-
-    wrapped.__name__ = view.__name__
-    wrapped.__doc__ = view.__doc__
-    return wrapped
-
-
-def admin_club_ids(request: HttpRequest) -> frozenset[int] | None:
-    """The ids of the clubs this user administers; ``None`` for a superuser (all clubs).
-
-    Asked once per request and remembered on it: every admin on a page asks again.
-    """
-    user = request.user
-    if not (user.is_active and user.is_staff):
-        return frozenset()
-    if user.is_superuser:
-        return None
-    cached = getattr(request, "_scoring_admin_club_ids", None)
-    if cached is None:
-        cached = frozenset(
-            ClubMembership.objects.filter(user=user, role=ClubMembership.Role.ADMIN).values_list(
-                "club_id", flat=True
-            )
-        )
-        request._scoring_admin_club_ids = cached
-    return cached

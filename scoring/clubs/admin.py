@@ -3,11 +3,13 @@
 Who sees what
 -------------
 - A superuser sees and changes everything, as in any Django admin.
-- A **club admin** is an active staff user with a ``ClubMembership`` of role ``admin``. They see
-  and change only their own clubs' objects. Their rights come from that role, not from Django's
-  per-user permission table: an admin of a club may view, add, change and delete what the
-  ``has_*_permission`` methods below allow, without any ``auth.Permission`` rows. That keeps one
-  source of truth (the membership) and makes "stop being admin of this club" one click.
+- A **club admin** is an active staff user with a ``ClubMembership`` of role ``admin``: the role
+  as ``scoring/access.py`` defines it (``access.admin_club_ids``), the same that organises the
+  club's tournaments. They see and change only their own clubs' objects. Their rights come from
+  that role, not from Django's per-user permission table: an admin of a club may view, add,
+  change and delete what the ``has_*_permission`` methods below allow, without any
+  ``auth.Permission`` rows. That keeps one source of truth (the membership) and makes "stop
+  being admin of this club" one click.
 - Any other staff user sees nothing of scoring.
 
 How

@@ -6,7 +6,6 @@ from __future__ import annotations
 import datetime
 import hashlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from django.core.paginator import Paginator
 from django.db.models import Exists, OuterRef, Prefetch
@@ -17,6 +16,10 @@ from django.utils.cache import patch_vary_headers
 from django.utils.translation import get_language
 from django.views.decorators.http import require_GET
 
+from scoring import access
+from scoring.access import Viewer
+from scoring.http import HtmxHttpRequest, private_response
+from scoring.league.views import viewer_link
 from scoring.models import (
     Player,
     RoundScore,
@@ -25,12 +28,6 @@ from scoring.models import (
     SessionResult,
 )
 from scoring.templatetags.lei import score_chart_tag
-
-if TYPE_CHECKING:
-    from scoring.http import HtmxHttpRequest
-from scoring.access import Viewer, club_viewer
-from scoring.http import private_response
-from scoring.league.views import viewer_link
 
 ARCHIVE_PAGE_SIZE = 25
 EVENING_POLL_SECONDS = 5
@@ -49,10 +46,10 @@ def _day(value: str | None) -> datetime.date | None:
 
 
 @require_GET
-def archive(request: HttpRequest, slug: str) -> HttpResponse:
+@access.requires(access.league_viewer)
+def archive(request: HttpRequest, viewer: Viewer) -> HttpResponse:
     """Queries: 1. club; 2. the players to filter on; 3. the table labels; 4. the count;
     5. the page of sessions; 6. their results with the players."""
-    viewer = club_viewer(request, slug)
     sessions = Session.objects.filter(club=viewer.club).select_related("season")
     day = _day(request.GET.get("datum"))
     if day:
@@ -126,10 +123,10 @@ class SheetRow:
 
 
 @require_GET
-def session_page(request: HttpRequest, slug: str, session_id: int) -> HttpResponse:
+@access.requires(access.league_viewer)
+def session_page(request: HttpRequest, viewer: Viewer, session_id: int) -> HttpResponse:
     """A session's lei, read-only. Queries: 1. club; 2. session; 3. its results with players;
     4. seats (with players) and 5. round scores, for the sheet and the chart."""
-    viewer = club_viewer(request, slug)
     session = get_object_or_404(
         Session.objects.select_related("season"), pk=session_id, club=viewer.club
     )
@@ -185,18 +182,18 @@ def session_page(request: HttpRequest, slug: str, session_id: int) -> HttpRespon
 
 
 @require_GET
-def evening_today(request: HttpRequest, slug: str) -> HttpResponse:
-    club_viewer(request, slug)
-    return redirect("league_evening", slug=slug, day=timezone.localdate().isoformat())
+@access.requires(access.league_viewer)
+def evening_today(request: HttpRequest, viewer: Viewer) -> HttpResponse:
+    return redirect("league_evening", slug=viewer.club.slug, day=timezone.localdate().isoformat())
 
 
 @require_GET
-def evening(request: HtmxHttpRequest, slug: str, day: str) -> HttpResponse:
+@access.requires(access.league_viewer)
+def evening(request: HtmxHttpRequest, viewer: Viewer, day: str) -> HttpResponse:
     """Every table of one evening, for the TV at the bar; HTMX polls it.
 
     Queries: 1. club; 2. the evening's sessions (their versions make the ETag: a poll while
     nothing changed ends here with a 304); 3. the results with the players."""
-    viewer = club_viewer(request, slug)
     date = _day(day)
     if date is None or not FIRST_EVENING <= date <= LAST_EVENING:
         raise Http404("not a date of an evening")

@@ -8,25 +8,22 @@ import csv
 import json
 from collections.abc import Iterable
 from decimal import Decimal
-from typing import TYPE_CHECKING
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_GET
 
+from scoring import access
+from scoring.access import Viewer
+from scoring.http import private_response
 from scoring.league import standings
+from scoring.league.views import season_of
 from scoring.lei.sessionfile import public_file
 from scoring.models import (
     RoundScore,
     Seat,
     Session,
 )
-
-if TYPE_CHECKING:
-    pass
-from scoring.access import club_viewer
-from scoring.http import private_response
-from scoring.league.views import season_of
 
 # A spreadsheet runs a cell that starts with one of these as a formula (OWASP, "CSV
 # injection"): a player named "=HYPERLINK(…)" must open as the text it is.
@@ -58,8 +55,8 @@ def _csv_response(filename: str) -> tuple[HttpResponse, _SafeCsvWriter]:
 
 
 @require_GET
-def season_standings_csv(request: HttpRequest, slug: str, season_id: int) -> HttpResponse:
-    viewer = club_viewer(request, slug)
+@access.requires(access.league_viewer)
+def season_standings_csv(request: HttpRequest, viewer: Viewer, season_id: int) -> HttpResponse:
     season = season_of(viewer, season_id)
     table = standings.season_standings(season)
     response, writer = _csv_response(f"{viewer.club.slug}-{season.pk}-stand.csv")
@@ -101,10 +98,10 @@ def season_standings_csv(request: HttpRequest, slug: str, season_id: int) -> Htt
 
 
 @require_GET
-def season_rounds_csv(request: HttpRequest, slug: str, season_id: int) -> HttpResponse:
+@access.requires(access.league_viewer)
+def season_rounds_csv(request: HttpRequest, viewer: Viewer, season_id: int) -> HttpResponse:
     """Every player's result in every round of the season's finished sessions (one query,
     streamed from the database in chunks)."""
-    viewer = club_viewer(request, slug)
     season = season_of(viewer, season_id)
     response, writer = _csv_response(f"{viewer.club.slug}-{season.pk}-rondes.csv")
     writer.writerow(
@@ -177,9 +174,9 @@ def _public_names(seats: Iterable[Seat]) -> dict[str, str]:
 
 
 @require_GET
-def session_export(request: HttpRequest, slug: str, session_id: int) -> HttpResponse:
+@access.requires(access.league_viewer)
+def session_export(request: HttpRequest, viewer: Viewer, session_id: int) -> HttpResponse:
     """The session as a ``toepen/1`` file (``Session.to_file``), for download."""
-    viewer = club_viewer(request, slug)
     session = get_object_or_404(Session, pk=session_id, club=viewer.club)
     data = session.to_file()
     if not viewer.member:

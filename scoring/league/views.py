@@ -5,14 +5,16 @@ Read-only pages over the stored projection (see ``scoring.league.standings``), s
 or corrected round shows on the next request. The one thing kept is the standings' rows, a
 copy served only while the data it was made from is unchanged
 (``scoring.league.standings_cache``). A club that does not publish its standings shows nothing
-to the public: every page is a 404 for anyone who is not a member.
+to the public: every page is a 404 for anyone who is not a member (``access.league_viewer``,
+asked by every page of the league through ``access.requires``: ``scoring/access.py`` is the one
+place of such rules).
 On a public page a player who asked for it is shown by initials (``Player.public_name``)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.db.models import Count, Q
 from django.http import (
@@ -21,7 +23,7 @@ from django.http import (
     HttpResponse,
 )
 from django.shortcuts import get_object_or_404, render
-from django.urls import NoReverseMatch, reverse
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import number_format
 from django.utils.html import conditional_escape, format_html
@@ -30,6 +32,8 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_GET
 
 from scoring import access, svg
+from scoring.access import Viewer
+from scoring.http import private_response
 from scoring.league import player_stats, standings, standings_cache
 from scoring.models import (
     Club,
@@ -39,11 +43,6 @@ from scoring.models import (
     SessionResult,
 )
 from scoring.templatetags.lei import score_chart_tag
-
-if TYPE_CHECKING:
-    pass
-from scoring.access import Viewer, club_viewer
-from scoring.http import private_response
 
 HOME_CLUBS = 100  # the public clubs listed on the home page, by name
 
@@ -59,7 +58,7 @@ def home(request: HttpRequest) -> HttpResponse:
         ),
     }
     if request.user.is_authenticated:
-        clubs = access.clubs_for_user(request.user)
+        clubs = access.clubs_of(request.user)
         sessions = Session.objects.filter(club__in=clubs).select_related("club")
         context |= {
             "clubs": clubs,
@@ -69,22 +68,17 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "scoring/home.html", context)
 
 
-def viewer_link(session: Session) -> str | None:
-    """The tablet's live read-only sheet of a session (the signed viewer link), when that page
-    exists. Only for members: the viewer shows every name in full."""
-    try:
-        # MODULE scoring.access access
-
-        return reverse("viewer", args=[access.viewer_token(session.pk)])
-    except (ImportError, AttributeError, NoReverseMatch):
-        return None
+def viewer_link(session: Session) -> str:
+    """The tablet's live read-only sheet of a session (the signed viewer link). Only for
+    members: the viewer shows every name in full."""
+    return reverse("viewer", args=[access.viewer_token(session.pk)])
 
 
 @require_GET
-def club_home(request: HttpRequest, slug: str) -> HttpResponse:
+@access.requires(access.league_viewer)
+def club_home(request: HttpRequest, viewer: Viewer) -> HttpResponse:
     """Queries: 1. the club (and membership); 2. its seasons with their session counts;
     3. the latest evenings."""
-    viewer = club_viewer(request, slug)
     seasons = list(
         viewer.club.seasons.annotate(
             session_count=Count("sessions", filter=Q(sessions__status__in=standings.FINISHED))
@@ -119,7 +113,8 @@ def season_of(viewer: Viewer, season_id: int) -> Season:
 
 
 @require_GET
-def season_standings(request: HttpRequest, slug: str, season_id: int) -> HttpResponse:
+@access.requires(access.league_viewer)
+def season_standings(request: HttpRequest, viewer: Viewer, season_id: int) -> HttpResponse:
     """The rows are rendered once per state of their data, language and audience and kept in
     the cache (``scoring.league.standings_cache``) under the key of that data, so a correction shows
     on the next request.
@@ -128,7 +123,6 @@ def season_standings(request: HttpRequest, slug: str, season_id: int) -> HttpRes
     initials; 4. the cache. A miss then reads in one snapshot: 5-6. the key again, 7-9. the
     standings (see ``standings.season_standings``; 10. only when a tie reaches the
     head-to-head breaker); and keeps the rows (the cache's writes)."""
-    viewer = club_viewer(request, slug)
     variant = standings_cache.variant(member=viewer.member)
     season = standings_cache.season_with_key(viewer.club, season_id)
     if season is None:
@@ -259,11 +253,11 @@ def _percent(value: float | None) -> str:
 
 
 @require_GET
-def player_page(request: HttpRequest, slug: str, player_id: int) -> HttpResponse:
+@access.requires(access.league_viewer)
+def player_page(request: HttpRequest, viewer: Viewer, player_id: int) -> HttpResponse:
     """Queries: 1. club; 2. player; 3. the club's seasons; 4-6. statistics (session results,
     round scores, longest run); 7. league points through the season; 8. head-to-head;
     9. the player's latest sessions; 10-11. the chosen session's chart (seats, round scores)."""
-    viewer = club_viewer(request, slug)
     player = get_object_or_404(Player, pk=player_id, club=viewer.club)
     seasons = list(viewer.club.seasons.order_by("-starts_on"))
     season = _chosen(seasons, request.GET.get("seizoen"))

@@ -1,4 +1,4 @@
-"""The reads of the hot paths, written out once: a tap's (``access.get_session_for_scorer``,
+"""The reads of the hot paths, written out once: a tap's (``access.scorer``,
 ``services._write``) and a viewer's poll (``views.viewer``), with the kept viewer sheet.
 
 With the ORM's reads instead (``bench/orm_reads.py``) the Friday-night mix costs twice the CPU

@@ -1,10 +1,10 @@
-"""Starting a game: the new-session form and the player search it asks as names are typed."""
+"""Starting a game: the new-session form and the player search it asks as names are typed.
+Both are for anyone logged in, in the clubs ``access.scorer_clubs`` gives them."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth.decorators import login_required
 from django.http import (
     Http404,
     HttpRequest,
@@ -21,13 +21,12 @@ from scoring.lei.forms import (
     refusal_text,
 )
 from scoring.lei.views import service_error_text, tablet_url
-from scoring.models import Player
+from scoring.models import Club, Player
 
 
-@login_required
+@access.requires(access.scorer_clubs)
 @require_http_methods(["GET", "POST"])
-def session_new(request: HttpRequest) -> HttpResponse:
-    clubs = access.clubs_for_user(request.user)
+def session_new(request: HttpRequest, clubs: list[Club]) -> HttpResponse:
     if not clubs:
         raise Http404("not a member of any club")
     if request.method == "POST":
@@ -79,11 +78,10 @@ def session_new(request: HttpRequest) -> HttpResponse:
     )
 
 
-@login_required
+@access.requires(access.scorer_clubs)
 @require_GET
-def player_search(request: HttpRequest) -> HttpResponse:
+def player_search(request: HttpRequest, clubs: list[Club]) -> HttpResponse:
     """Club players whose name contains ``q``: chips to tap into the next free seat."""
-    clubs = access.clubs_for_user(request.user)
     club = next((c for c in clubs if str(c.pk) == request.GET.get("club")), None)
     if club is None:
         club = clubs[0] if len(clubs) == 1 else None

@@ -5,7 +5,11 @@ Every write is one POST that goes through ``scoring.lei.services`` (which asks t
 buttons come from the engine's ``TableView``, never from rules known here. An HTMX POST gets the
 ``#live`` partial of the tablet page back (the round panel and the sheet), or only the round
 section when the sheet is as the tablet shows it; a plain POST is redirected back to the page
-(POST/redirect/GET), so everything works without JavaScript."""
+(POST/redirect/GET), so everything works without JavaScript.
+
+Who may score is for ``access.scorer`` to say (``scoring/access.py``, the one place of every
+such rule): each page of a session asks it through ``access.requires``; the scorer link itself
+and the service worker are public."""
 
 from __future__ import annotations
 
@@ -31,7 +35,6 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from scoring import access, writes
-from scoring.access import scorer_required
 from scoring.clubs import services as club_services
 from scoring.engine import Refusal
 from scoring.http import HtmxHttpRequest
@@ -270,7 +273,7 @@ def scorer_link(request: HttpRequest, token: str) -> HttpResponse:
 
 
 @require_POST
-@scorer_required
+@access.requires(access.scorer)
 def scorer_link_change(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     """A club admin renews or revokes the scorer link (a plain form)."""
     if not scorer.is_admin:
@@ -285,7 +288,7 @@ def scorer_link_change(request: HttpRequest, scorer: access.ScorerAccess) -> Htt
 
 
 @require_GET
-@scorer_required
+@access.requires(access.scorer)
 def tablet(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     session = scorer.session
     lei = load_lei(session)
@@ -331,7 +334,7 @@ def service_worker(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-@scorer_required
+@access.requires(access.scorer)
 def session_event(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     """One tap: one event with the version the tablet showed and the tap's key."""
     form = EventForm(request.POST)
@@ -352,7 +355,7 @@ def session_event(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> Http
 
 
 @require_POST
-@scorer_required
+@access.requires(access.scorer)
 def session_undo(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     """Take back the last tap, and say which ("Weg van Eva ongedaan gemaakt")."""
     return _write_at_version(request, scorer, services.session_undo, say_undone=True)
@@ -391,7 +394,7 @@ def _write_at_version(
 
 
 @require_POST
-@scorer_required
+@access.requires(access.scorer)
 def session_presence(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     """Who is away (toilet, drinks) and who sits down, before the round's first event."""
     lei = load_lei(scorer.session)
@@ -422,7 +425,7 @@ FINISH_CONFIRMED = "ja"
 
 
 @require_POST
-@scorer_required
+@access.requires(access.scorer)
 def session_finish(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     """Closing time, or in the pot game: share the pot out, once the scorer confirmed it. A
     game without a finished round is thrown away (``services.session_discard``), and the
@@ -466,7 +469,7 @@ class _Discarded(Exception):
 
 
 @require_POST
-@scorer_required
+@access.requires(access.scorer)
 def session_again(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     """The tap on "Nieuw spel, zelfde spelers" after a game starts the next one at this table
     (``services.session_again``) and opens it on this tablet. A tablet with the scorer link
@@ -495,7 +498,7 @@ def session_again(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> Http
 
 
 @require_http_methods(["GET", "POST"])
-@scorer_required
+@access.requires(access.scorer)
 def round_edit(request: HtmxHttpRequest, scorer: access.ScorerAccess, number: int) -> HttpResponse:
     """The events of one round, one row each, to correct; the whole session is replayed."""
     session = scorer.session

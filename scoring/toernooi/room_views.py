@@ -10,7 +10,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from scoring.access import Viewer, club_viewer
+from scoring import access
+from scoring.access import Viewer
 from scoring.http import HtmxHttpRequest, private_response
 from scoring.models import Series, Tournament
 from scoring.toernooi import selectors as tournament_selectors
@@ -22,13 +23,12 @@ TV_COMPACT_TABLES = 10  # more tables than this: one line each, so that 25 fit t
 TV_BIG_TABLES = 4  # this many or fewer: their names as large as the standings'
 
 
-def _public_tournament(request: HttpRequest, slug: str, pk: int) -> tuple[Viewer, Tournament]:
-    """The club (a 404 for the public when it does not publish) and its tournament."""
-    viewer = club_viewer(request, slug)
+def _tournament(viewer: Viewer, pk: int) -> Tournament:
+    """The club's tournament ``pk`` (``access.league_viewer`` said who may see the club)."""
     tournament = Tournament.objects.filter(club=viewer.club, pk=pk).first()
     if tournament is None:
         raise Http404("no such tournament")
-    return viewer, tournament
+    return tournament
 
 
 def _lines(viewer: Viewer, standings: tournament_selectors.Standings) -> list[dict[str, Any]]:
@@ -43,14 +43,15 @@ def _lines(viewer: Viewer, standings: tournament_selectors.Standings) -> list[di
 
 
 @require_GET
-def standings_page(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+@access.requires(access.league_viewer)
+def standings_page(request: HttpRequest, viewer: Viewer, pk: int) -> HttpResponse:
     """The standings after every series, provisional while one runs.
 
     Queries: 1. the club (and whether the one asking is a member); 2. the tournament;
     3-5. the standings (``tournament_selectors.tournament_standings``: the entries with their
     players,
     the series' states, every table result): as many for 12 players as for 100."""
-    viewer, tournament = _public_tournament(request, slug, pk)
+    tournament = _tournament(viewer, pk)
     standings = tournament_selectors.tournament_standings(tournament)
     return private_response(
         render(
@@ -68,12 +69,13 @@ def standings_page(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 
 @require_GET
-def tv_page(request: HtmxHttpRequest, slug: str, pk: int) -> HttpResponse:
+@access.requires(access.league_viewer)
+def tv_page(request: HtmxHttpRequest, viewer: Viewer, pk: int) -> HttpResponse:
     """The room's TV: the standings and the tables of the series drawn or playing, large.
 
     The page polls itself (HTMX); standings longer than one screen are split into pages and
     each poll shows the next one (``?pagina=``), so nobody has to scroll a TV."""
-    viewer, tournament = _public_tournament(request, slug, pk)
+    tournament = _tournament(viewer, pk)
     standings = tournament_selectors.tournament_standings(tournament)
     current = (
         tournament.series.filter(state__in=[Series.State.DRAWN, Series.State.RUNNING])

@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from scoring.access import organiser_required
+from scoring import access
 from scoring.http import private_response
 from scoring.lei.compression import no_compression
 from scoring.models import Series, Tournament
@@ -33,7 +33,7 @@ from scoring.writes import ServiceError
 
 
 @require_POST
-@organiser_required
+@access.requires(access.organiser)
 def table_finish(
     request: HttpRequest, tournament: Tournament, number: int, table: int
 ) -> HttpResponse:
@@ -59,7 +59,7 @@ def table_finish(
 
 
 @require_GET
-@organiser_required
+@access.requires(access.organiser)
 def table_cards(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
     """The printable table cards of a started series (all, or one with ``?tafel=n``): A6, or
     A5 with ``?formaat=a5``. Each carries the QR code of its table's secret scorer link."""
@@ -97,7 +97,7 @@ def table_cards(request: HttpRequest, tournament: Tournament, number: int) -> Ht
 
 
 @require_http_methods(["GET", "POST"])
-@organiser_required
+@access.requires(access.organiser)
 def table_paper(
     request: HttpRequest, tournament: Tournament, number: int, table: int
 ) -> HttpResponse:
@@ -156,7 +156,7 @@ def table_paper(
 
 
 @require_POST
-@organiser_required
+@access.requires(access.organiser)
 def final_table(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     try:
         series = tournament_results.final_table_create(tournament=tournament, actor=request.user)
@@ -168,7 +168,7 @@ def final_table(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 
 
 @require_GET
-@organiser_required
+@access.requires(access.organiser)
 def prize_list(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     prizes = tournament_selectors.prize_list(tournament)
     final = tournament.series.filter(final=True).first()

@@ -6,10 +6,12 @@ Every write goes through ``scoring.toernooi.services``, which refuses bad input 
 ordinary session: its table card carries the QR code of the session's secret scorer link
 (``/tafel/<token>/``), and the tablet, viewers and corrections are the session's own pages.
 
-Who may do what: the organiser is an admin of the tournament's club, or a superuser; anyone
-else gets a 404 for a tournament, as for a session of another club. The standings and the TV
-are league pages: members of the club and, for a club that publishes its standings, the public
-(initials where a player asked for them).
+Who may do what (``scoring/access.py``, the one place of such rules, asked through
+``access.requires``): the organiser is a club admin of the tournament's club, or a superuser
+(``access.organiser``); anyone else gets a 404 for a tournament, as for a session of another
+club. The standings and the TV are league pages (``access.league_viewer``): members of the club
+and, for a club that publishes its standings, the public (initials where a player asked for
+them).
 
 Choices of our own:
 
@@ -37,16 +39,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from scoring.access import admin_clubs, organiser_required
+from scoring import access
 from scoring.http import HtmxHttpRequest
-from scoring.models import Player, Series, Tournament, TournamentTable
+from scoring.models import Club, Player, Series, Tournament, TournamentTable
 from scoring.svg import qr_svg
 from scoring.toernooi import results as tournament_results
 from scoring.toernooi import selectors as tournament_selectors
@@ -90,11 +91,10 @@ def series_url(series: Series) -> str:
 # --- the organiser: tournaments and a new one ------------------------------------------------
 
 
-@login_required
+@access.requires(access.organiser_clubs)
 @require_GET
-def tournament_list(request: HttpRequest) -> HttpResponse:
+def tournament_list(request: HttpRequest, clubs: list[Club]) -> HttpResponse:
     """The tournaments of the clubs the user organises, newest first."""
-    clubs = admin_clubs(request.user)
     found = (
         Tournament.objects.filter(club__in=clubs).select_related("club").order_by("-date", "-id")
     )
@@ -105,10 +105,9 @@ def tournament_list(request: HttpRequest) -> HttpResponse:
     )
 
 
-@login_required
+@access.requires(access.organiser_clubs)
 @require_http_methods(["GET", "POST"])
-def tournament_new(request: HttpRequest) -> HttpResponse:
-    clubs = admin_clubs(request.user)
+def tournament_new(request: HttpRequest, clubs: list[Club]) -> HttpResponse:
     if not clubs:
         return HttpResponseForbidden(
             gettext("Alleen een beheerder van een club kan een toernooi beginnen.")
@@ -149,7 +148,7 @@ def tournament_new(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
-@organiser_required
+@access.requires(access.organiser)
 def tournament_page(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """What to do next, the series so far, and the links to the standings and the TV."""
     all_series = list(tournament.series.order_by("number"))
@@ -203,7 +202,7 @@ def tournament_page(request: HttpRequest, tournament: Tournament) -> HttpRespons
 
 
 @require_http_methods(["GET", "POST"])
-@organiser_required
+@access.requires(access.organiser)
 def tournament_checkin(request: HtmxHttpRequest, tournament: Tournament) -> HttpResponse:
     """One screen: every club member as a big toggle (tap: present, tap again: not), walk-ins
     by name, and the list of who plays. A tap is one POST; HTMX swaps the whole check-in back
@@ -287,7 +286,7 @@ def _checkin_context(tournament: Tournament) -> dict[str, Any]:
 
 
 @require_POST
-@organiser_required
+@access.requires(access.organiser)
 def tournament_draw(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """Draw the next series. The form carries the number of the series the organiser saw as
     next: when two organisers draw at once, the second is told and shown the first's draw."""
@@ -327,7 +326,7 @@ def _seed(request: HttpRequest) -> int | bool | None:
 
 
 @require_GET
-@organiser_required
+@access.requires(access.organiser)
 def series_page(request: HtmxHttpRequest, tournament: Tournament, number: int) -> HttpResponse:
     """A drawn series: its tables, the repeat pairs, swap, draw again, start. A running one:
     every table's state and totals, polled while the page is visible; "serie afsluiten"."""
@@ -397,7 +396,7 @@ def series_write(
 
 
 @require_POST
-@organiser_required
+@access.requires(access.organiser)
 def series_redraw(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
     seed = _seed(request)
     if seed is False:
@@ -415,7 +414,7 @@ def series_redraw(request: HttpRequest, tournament: Tournament, number: int) -> 
 
 
 @require_POST
-@organiser_required
+@access.requires(access.organiser)
 def series_swap(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
     form = SwapForm(request.POST)
     if not form.is_valid():
@@ -436,7 +435,7 @@ def series_swap(request: HttpRequest, tournament: Tournament, number: int) -> Ht
 
 
 @require_POST
-@organiser_required
+@access.requires(access.organiser)
 def series_start(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
     def write(series: Series) -> str:
         tournaments.series_start(series=series, actor=request.user)
@@ -448,7 +447,7 @@ def series_start(request: HttpRequest, tournament: Tournament, number: int) -> H
 
 
 @require_POST
-@organiser_required
+@access.requires(access.organiser)
 def series_finish(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
     def write(series: Series) -> str:
         tournament_results.series_finish(series=series, actor=request.user)

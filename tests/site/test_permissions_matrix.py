@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from django.conf import settings
 from django.test import Client
-from django.urls import URLPattern, URLResolver, get_resolver, reverse
+from django.urls import URLPattern, URLResolver, get_resolver, include, path, reverse
 from django.utils import timezone
 
 from scoring import access
@@ -147,11 +147,15 @@ def url_keys() -> list[str]:
     return list(dict.fromkeys(walk(get_resolver().url_patterns)))
 
 
+def without_a_row(keys: list[str]) -> list[str]:
+    return [k for k in keys if k not in MATRIX]
+
+
 def test_every_url_pattern_is_in_the_matrix():
     keys = url_keys()
     assert "admin:*" in keys  # the walk sees the admin
     assert "tablet" in keys  # and the app
-    missing = [k for k in keys if k not in MATRIX]
+    missing = without_a_row(keys)
     assert missing == [], f"add these URL patterns to MATRIX with who may use them: {missing}"
     gone = [k for k in MATRIX if k not in keys]
     assert gone == [], f"these rows name no URL pattern any more: {gone}"
@@ -159,6 +163,14 @@ def test_every_url_pattern_is_in_the_matrix():
         assert set(row) == {"GET", "POST"}, key
         assert all(len(answers) == len(ROLES) for answers in row.values()), key
     note("matrix_patterns", patterns=len(keys), roles=len(ROLES), methods=2)
+
+
+def test_a_new_url_pattern_without_a_row_is_found():
+    def page(request):
+        return None
+
+    new = [path("nieuw/", page, name="new"), path("ook/", include([path("", page, name="too")]))]
+    assert without_a_row(list(walk(new))) == ["new", "too"]
 
 
 # --- the world every role meets ----------------------------------------------------------------
