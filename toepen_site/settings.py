@@ -158,6 +158,8 @@ AXES_FAILURE_LIMIT = envint("LOGIN_FAILURE_LIMIT", "5")
 AXES_COOLOFF_TIME = datetime.timedelta(minutes=envint("LOGIN_COOLOFF_MINUTES", "15"))
 AXES_LOCKOUT_PARAMETERS = "toepen_site.middleware.login_lockout_parameters"
 AXES_USERNAME_CALLABLE = "toepen_site.middleware.login_username"  # bounded, no NUL
+# An attempt refused during a lockout checks no password: it neither counts nor restarts it.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 # Failures from one address, whatever the usernames, before that address waits the cool-off.
 LOGIN_ADDRESS_FAILURE_LIMIT = envint("LOGIN_ADDRESS_FAILURE_LIMIT", "50")
 AXES_RESET_ON_SUCCESS = True

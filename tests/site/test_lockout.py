@@ -6,9 +6,13 @@ in the database: ``toepen_site.middleware.login_lockout_parameters``)."""
 
 from __future__ import annotations
 
+import datetime
+import time
+
 import pytest
 from axes.models import AccessAttempt
-from django.test import override_settings
+from django.db.models import Sum
+from django.test import Client, override_settings
 from django.urls import reverse
 
 PASSWORD = "right-horse-battery"
@@ -97,3 +101,48 @@ def test_odd_usernames_are_refused_and_lock_out_only_themselves(client, beheer, 
     assert answers[:4] == [200] * 4
     assert answers[4] in (200, 429)  # that odd name from that address, and nobody else
     assert logged_in(login(client, "beheer", PASSWORD, ip="10.0.0.66"), client)
+
+
+# --- A pub is one address: limits that stop guessing without locking the pub out ------------
+# These make dozens of real password checks, so they hash with a quick hasher; the waits are
+# set to a few seconds and really waited.
+
+
+@pytest.fixture
+def quick_hashes(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def admin(quick_hashes, django_user_model):
+    return django_user_model.objects.create_superuser("admin", password=PASSWORD)
+
+
+def lock(username: str, ip: str = "10.0.0.1") -> None:
+    """Five wrong passwords for ``username`` from ``ip``, from a browser of their own."""
+    answers = [login(Client(), username, "wrong", ip=ip).status_code for _ in range(5)]
+    assert answers == [200, 200, 200, 200, 429]
+
+
+def test_fifty_wrong_logins_for_one_name_do_not_lock_the_pub_out(client, admin, django_user_model):
+    django_user_model.objects.create_user("beheer", password=PASSWORD)
+    answers = [login(Client(), "beheer", "wrong", ip="10.9.9.9").status_code for _ in range(50)]
+    assert answers == [200] * 4 + [429] * 46
+    # The 46 refused answers checked no password and count for nothing: five failures, so the
+    # address is far from its ceiling and the club admin, at the same table, logs in.
+    failures = AccessAttempt.objects.filter(ip_address="10.9.9.9").aggregate(
+        n=Sum("failures_since_start")
+    )
+    assert failures["n"] == 5
+    assert logged_in(login(client, "admin", PASSWORD, ip="10.9.9.9"), client)
+
+
+@override_settings(AXES_COOLOFF_TIME=datetime.timedelta(seconds=3))
+def test_attempts_refused_during_a_lockout_do_not_restart_it(client, admin):
+    lock("admin")
+    locked_at = time.monotonic()
+    while time.monotonic() - locked_at < 1.5:  # someone keeps trying, and is refused
+        assert login(Client(), "admin", "wrong").status_code == 429
+    time.sleep(max(0.0, locked_at + 3.5 - time.monotonic()))
+    # Three seconds after the fifth failure the lockout is over, the refusals notwithstanding.
+    assert logged_in(login(client, "admin", PASSWORD), client)
