@@ -113,36 +113,6 @@ def client_ip(request: HttpRequest) -> str | None:
     return request.META.get("REMOTE_ADDR")
 
 
-# The pair django-axes counts failures by: a wrong password locks that username from that
-# address only, so nobody can lock a member out from elsewhere.
-PAIR = [["username", "ip_address"]]
-
-
-def login_lockout_parameters(request: HttpRequest, credentials: dict | None = None) -> list:
-    """What django-axes counts a login's failures by (``AXES_LOCKOUT_PARAMETERS``).
-
-    Per (username, address) pair, so five wrong passwords for "beheer" lock "beheer" out of
-    that address only, and guessing five names from the pub's one address locks nobody. A
-    brute force over many names from one address still ends: once the address has
-    ``LOGIN_ADDRESS_FAILURE_LIMIT`` failures within the cool-off time, axes counts by the
-    address alone, whose count is then over its limit, and the address waits the cool-off out.
-    The ceiling is generous (a pub full of people mistyping now and then stays under it).
-    """
-    from axes.attempts import get_cool_off_threshold
-    from axes.models import AccessAttempt
-    from django.db.models import Sum
-
-    address = getattr(request, "axes_ip_address", None)
-    if address is None or getattr(request, "axes_attempt_time", None) is None:
-        return PAIR
-    failures = AccessAttempt.objects.filter(
-        ip_address=address, attempt_time__gte=get_cool_off_threshold(request)
-    ).aggregate(total=Sum("failures_since_start"))["total"]
-    if (failures or 0) >= settings.LOGIN_ADDRESS_FAILURE_LIMIT:
-        return ["ip_address"]
-    return PAIR
-
-
 def login_username(request: HttpRequest, credentials: dict | None = None) -> str | None:
     """The username django-axes records a failed login under (``AXES_USERNAME_CALLABLE``).
 

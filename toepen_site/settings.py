@@ -24,12 +24,15 @@ def envbool(name: str, default: str) -> bool:
     raise ImproperlyConfigured(f"{name} must be true or false, not {value!r}")
 
 
-def envint(name: str, default: str) -> int:
+def envint(name: str, default: str, minimum: int | None = None) -> int:
     value = os.getenv(name, default)
     try:
-        return int(value)
+        number = int(value)
     except ValueError:
         raise ImproperlyConfigured(f"{name} must be a whole number, not {value!r}") from None
+    if minimum is not None and number < minimum:
+        raise ImproperlyConfigured(f"{name} must be at least {minimum}, not {number}")
+    return number
 
 
 def envlist(name: str, default: str) -> list[str]:
@@ -147,19 +150,30 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
-# Login attempts are limited per (username, client address) pair, with a ceiling per address
-# (django-axes; toepen_site.middleware.login_lockout_parameters). The failures are counted in
-# the database, so every app server behind the proxy sees the same count.
+# Login limits that stop guessing without locking a pub out (toepen_site/logins.py, where each
+# rule is explained; README.md, "Production", says what a pub sees). django-axes counts the
+# failures in the database, so every app server behind the proxy sees the same count.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
-AXES_FAILURE_LIMIT = envint("LOGIN_FAILURE_LIMIT", "5")
-AXES_COOLOFF_TIME = datetime.timedelta(minutes=envint("LOGIN_COOLOFF_MINUTES", "15"))
-AXES_LOCKOUT_PARAMETERS = "toepen_site.middleware.login_lockout_parameters"
+# Wrong passwords for one name from one address lock that pair until the cool-off after the
+# last one; attempts refused meanwhile are not counted and do not restart it.
+LOGIN_FAILURE_LIMIT = envint("LOGIN_FAILURE_LIMIT", "5", minimum=1)
+AXES_FAILURE_LIMIT = "toepen_site.logins.login_failure_limit"
+AXES_COOLOFF_TIME = datetime.timedelta(minutes=envint("LOGIN_COOLOFF_MINUTES", "15", minimum=1))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_USERNAME_CALLABLE = "toepen_site.middleware.login_username"  # bounded, no NUL
-# Failures from one address, whatever the usernames, before that address waits the cool-off.
-LOGIN_ADDRESS_FAILURE_LIMIT = envint("LOGIN_ADDRESS_FAILURE_LIMIT", "50")
+# Failures from one address within the cool-off, whatever the names, after which the address
+# waits this long after each further failure.
+LOGIN_ADDRESS_FAILURE_LIMIT = envint("LOGIN_ADDRESS_FAILURE_LIMIT", "50", minimum=1)
+LOGIN_ADDRESS_WAIT_SECONDS = envint("LOGIN_ADDRESS_WAIT_SECONDS", "60", minimum=1)
+# A locked name's login page asks to wait this long (doubled by each wrong password after a
+# wait) before its token lets one password check through; the token is good this long after.
+LOGIN_DELAY_SECONDS = envint("LOGIN_DELAY_SECONDS", "60", minimum=1)
+LOGIN_DELAY_VALID_SECONDS = 300
+AXES_LOCKOUT_CALLABLE = "toepen_site.logins.login_lockout_response"  # that page, 429
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False
 # Lockouts are lifted with `manage.py axes_reset_username NAME` / `axes_reset_ip ADDRESS`; the
