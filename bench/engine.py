@@ -2,7 +2,7 @@
 
 Run with `make bench-engine`. Targets (issue 2): under 5 ms for the replay of a 200-round,
 6-player session with knocks on most rounds, and under 0.5 ms for the view, on one core. Also
-measured (issue 6): a tap's replay from the last tap's checkpoint, and what a checkpoint keeps.
+measured: a tap in round 201, which the app replays from the first round (DESIGN.md, decision 4).
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import random
 import statistics
 import sys
 import time
-import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
@@ -61,25 +60,6 @@ def open_session(data: dict) -> dict:
     return opened
 
 
-def finished_round(data: dict) -> dict:
-    """The open round of ``data`` with its last trick won, so that it is finished."""
-    view = replay(data, open_round=True).what_now()
-    winner = next(p for p, refusal in view.may_win.items() if refusal is None)
-    events = [*data["rounds"][-1]["events"], {"type": "win", "player": winner}]
-    return {**data["rounds"][-1], "events": events}
-
-
-def checkpoint_bytes(data: dict) -> float:
-    """KiB that the checkpoint of ``data``'s replay holds, the replay itself gone."""
-    tracemalloc.start()
-    before = tracemalloc.get_traced_memory()[0]
-    checkpoint = replay(data, open_round=True, checkpoint=True).checkpoint
-    kept = tracemalloc.get_traced_memory()[0] - before
-    tracemalloc.stop()
-    assert checkpoint is not None
-    return kept / 1024
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--write", metavar="FILE", help="write the figures into this file")
@@ -97,25 +77,8 @@ def main() -> None:
     result = replay(opened, open_round=True)
     view_ms = timed(result.what_now, repeat=args.repeat * 10)
 
-    # A tap in round 201 from the first round and from the engine's checkpoint: the last tap's
-    # checkpoint covers the 200 finished rounds, so only the round in progress is played.
-    last_tap = replay(opened, open_round=True, checkpoint=True).checkpoint
+    # A tap in round 201: the whole log is replayed, the round in progress last.
     open_full_ms = timed(lambda: replay(opened, open_round=True), repeat=args.repeat)
-    resumed_ms = timed(
-        lambda: replay(opened, open_round=True, resume=last_tap, checkpoint=True),
-        repeat=args.repeat,
-    )
-    # The tap that finishes round 201 also makes the next checkpoint.
-    closed = dict(opened, rounds=[*opened["rounds"][:-1], finished_round(opened)])
-    closing_ms = timed(
-        lambda: replay(closed, open_round=True, resume=last_tap, checkpoint=True),
-        repeat=args.repeat,
-    )
-    short = random_session(random.Random(7), PLAYERS[:4], rounds=12)
-    memory = {
-        "200": checkpoint_bytes(data),
-        str(len(short["rounds"])): checkpoint_bytes(short),
-    }
 
     def plain_row(name: str, figures: list[float]) -> str:
         median = statistics.median(figures)
@@ -140,20 +103,12 @@ def main() -> None:
             row("replay of the whole session", replay_ms, 5),
             row("what may happen now (round in progress)", view_ms, 0.5),
             "",
-            "A tap in round 201, replayed from the",
-            "first round, and from the checkpoint the previous tap left (the game after round",
-            "200). The tap that finishes the round also makes the next checkpoint.",
+            "A tap in round 201: the app replays the session from the first round (DESIGN.md,",
+            "decision 4).",
             "",
             "| replay of round 201 in progress | median ms | p95 ms |",
             "|---|---|---|",
             plain_row("from the first round", open_full_ms),
-            plain_row("from the last tap's checkpoint", resumed_ms),
-            plain_row("from the checkpoint, finishing the round (a new checkpoint)", closing_ms),
-            "",
-            "Memory a process keeps per session (`tracemalloc`, the checkpoint and what only it",
-            "holds): "
-            + "; ".join(f"{kib:.0f} KiB after {n} rounds" for n, kib in memory.items())
-            + ". The app replays from the first round (DESIGN.md, decision 4).",
             "",
             "Reproduce: `make bench-engine` (writes this section).",
         ]
