@@ -53,7 +53,7 @@ OFF = {
     "base": "every mechanism on (the code as it is)",
     "sessions": "Django's database session engine for toepen_site/sessions.py",
     "templates": "Django's template backend for toepen_site/templates.py",
-    "pgrun": "Django's PostgreSQL backend, no health check (no run/run_together, no pipeline)",
+    "pgrun": "Django's PostgreSQL backend, no health check",
     "pghealth": "Django's PostgreSQL backend with CONN_HEALTH_CHECKS (SELECT 1 per request)",
     "gcfreeze": "no gc.freeze() after start-up",
     "replays": "a full replay of the log (no checkpoints of scoring/replays.py)",

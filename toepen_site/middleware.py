@@ -1,14 +1,7 @@
-"""Security headers and the client's address, for every app server behind the proxy.
+"""For every app server behind the proxy: the tablet URLs' body limit, the client's address and
+what django-axes counts a failed login by.
 
-``ContentSecurityPolicyMiddleware`` sends one strict policy on every response: scripts, styles,
-images and requests from our own origin only, no inline script or style, no frames, no plugins.
-The pages are built for it (htmx is told not to inject its indicator ``<style>``; the SVG
-pictures carry no ``style`` attributes; ``tests/test_security_headers.py`` scans the templates
-and the rendered pages for inline scripts, styles and ``on*=`` handlers).
-
-The Django admin is no exception: its scripts are files and it uses no inline ``<script>`` since
-Django 4.x, so the same policy holds there (checked in Chromium by
-``tests/browser/test_security_csp.py``). Set ``CSP_REPORT_URI`` to collect violation reports.
+The Content-Security-Policy is django-csp's, configured in ``settings.py``.
 """
 
 from __future__ import annotations
@@ -20,28 +13,6 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import Resolver404, resolve
 from django.utils import translation
 from django.utils.translation import gettext
-
-
-def policy_header(policy: dict[str, str], report_uri: str = "") -> str:
-    parts = [f"{name} {value}" for name, value in policy.items()]
-    if report_uri:
-        parts.append(f"report-uri {report_uri}")
-    return "; ".join(parts)
-
-
-class ContentSecurityPolicyMiddleware:
-    """Add ``Content-Security-Policy`` to every response that has none of its own."""
-
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
-        self.get_response = get_response
-        # The policy is one dict in settings.py, so there is one place to read and change it.
-        self.header = policy_header(settings.CONTENT_SECURITY_POLICY, settings.CSP_REPORT_URI)
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        response = self.get_response(request)
-        if "Content-Security-Policy" not in response:
-            response["Content-Security-Policy"] = self.header
-        return response
 
 
 class TapBodyLimitMiddleware:

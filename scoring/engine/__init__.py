@@ -14,10 +14,6 @@ The surface is small:
 - ``replay(session_file, open_round=True)`` also accepts a last round still being played;
   ``result.what_now()`` then tells what may happen next in it (a ``TableView``): the tablet
   draws its buttons from that.
-- ``replay(session_file, checkpoint=True)`` also gives ``result.checkpoint``, the game after its
-  last finished round; ``replay(longer_file, resume=that_checkpoint)`` then plays only the
-  rounds after it, when the file's first rounds are the ones it was made from, and gives the
-  same result as a replay from the start (strafpunten only: a pot game replays it all).
 - ``resolve_rules(preset, overrides)`` gives the full rules dict or a ``rules:`` refusal.
 
 Every number it takes in is bounded (RULES.md §14), and so is every number it makes: see
@@ -30,7 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .errors import MESSAGES, Refusal
-from .game import Checkpoint, TableView, play_session
+from .game import TableView, play_session
 from .pot import replay_pot
 from .result import Result, RoundResult
 from .rules import DEFAULT_RULES, POT_DEFAULT_RULES, PRESETS, resolve_rules
@@ -43,7 +39,6 @@ __all__ = [
     "POT_DEFAULT_RULES",
     "PRESETS",
     "RANKS",
-    "Checkpoint",
     "Refusal",
     "Result",
     "RoundResult",
@@ -57,8 +52,6 @@ def replay(
     session: Mapping[str, Any],
     *,
     open_round: bool = False,
-    resume: Checkpoint | None = None,
-    checkpoint: bool = False,
 ) -> Result:
     """Replay a ``toepen/1`` session and return its result, or raise a ``Refusal``.
 
@@ -79,6 +72,4 @@ def replay(
         teams=header.teams,
         dealer=header.dealer,
         open_round=open_round,
-        resume=resume,
-        checkpoint=checkpoint,
     )

@@ -12,8 +12,6 @@ knock cap, blind eligibility and going out all look at the unit's total.
 
 from __future__ import annotations
 
-import copy
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,24 +57,6 @@ class Game:
         self.loser: str | list[str] | None = None
         self.sudden_death: list[str] | None = None  # units tied for the win, playing it out
         self.rounds: list[RoundResult] = []
-
-    def copy(self) -> Game:
-        """A game that goes on from this one's state and leaves this one as it is.
-
-        The rules, the sides and the finished rounds' results are shared: nothing changes them
-        once they are made. Every container a round changes is copied."""
-        twin = copy.copy(self)
-        twin.seats = list(self.seats)
-        twin.known = set(self.known)
-        twin.totals = dict(self.totals)
-        twin.out = set(self.out)
-        twin.eliminated = list(self.eliminated)
-        twin.out_round = dict(self.out_round)
-        twin.fold_streak = dict(self.fold_streak)
-        twin.pussy = dict(self.pussy)
-        twin.win_streak = dict(self.win_streak)
-        twin.rounds = list(self.rounds)
-        return twin
 
     # --- units -----------------------------------------------------------------------------
     def unit(self, player: str) -> str:
@@ -918,75 +898,6 @@ class Table:
         )
 
 
-class Checkpoint:
-    """The game after the first ``rounds`` rounds of a session, all of them finished: a later
-    replay of the same session, or of the same session with more events, may go on from here
-    instead of from the first round (``replay(..., resume=checkpoint)``).
-
-    It remembers the JSON text of what it was made from: the checked header and the raw rounds.
-    A replay resumes only when its own header and first rounds have exactly that text (and are
-    equal as values, so that a key ``1`` is not taken for ``"1"``). Anything else, an earlier
-    round corrected or another session, replays from the start. Either way the result is the
-    same, which ``tests/engine/test_engine_resume.py`` checks on random sessions. A checkpoint never
-    changes once it is made, so one may serve any number of replays.
-    """
-
-    __slots__ = ("_fingerprint", "_game", "_prefix", "rounds")
-
-    def __init__(self, game: Game, fingerprint: str, prefix: list[Any]) -> None:
-        self.rounds = len(game.rounds)
-        self._fingerprint = fingerprint
-        self._prefix = prefix
-        self._game = game
-
-    @classmethod
-    def take(
-        cls, game: Game, header: list[Any], rounds: list[Any], *, after: Checkpoint | None = None
-    ) -> Checkpoint | None:
-        """``game`` (not copied: the caller hands it over) after ``rounds``, all finished.
-
-        ``after``: a checkpoint that covers the first of these rounds (the replay that resumed
-        from it checked that). Only the rounds after it are written out as JSON and read back;
-        the text of the whole is the same as when it is all written out at once."""
-        if not rounds:
-            return None
-        if after is not None and len(rounds) > after.rounds:
-            tail = _json(rounds[after.rounds :])
-            if tail is None:
-                return None
-            # "[header, [r1, ..., rk]]" and "[rk+1, ..., rn]" make "[header, [r1, ..., rn]]".
-            text = f"{after._fingerprint[:-2]}, {tail[1:]}]"
-            header_read, rounds_read = after._prefix
-            return cls(game, text, [header_read, [*rounds_read, *json.loads(tail)]])
-        text = _fingerprint(header, rounds)
-        if text is None:
-            return None
-        return cls(game, text, json.loads(text))
-
-    def covers(self, header: list[Any], rounds: list[Any]) -> bool:
-        """Whether ``header`` and the first rounds of ``rounds`` are what this was made from."""
-        if len(rounds) < self.rounds:
-            return False
-        prefix = rounds[: self.rounds]
-        return _fingerprint(header, prefix) == self._fingerprint and [header, prefix] == (
-            self._prefix
-        )
-
-    def game(self) -> Game:
-        return self._game.copy()
-
-
-def _fingerprint(header: list[Any], rounds: list[Any]) -> str | None:
-    return _json([header, rounds])
-
-
-def _json(value: Any) -> str | None:
-    try:
-        return json.dumps(value, ensure_ascii=False, allow_nan=False)
-    except (TypeError, ValueError):  # not JSON: no checkpoint, replay it all
-        return None
-
-
 def play_session(
     players: list[str],
     rules: dict[str, Any],
@@ -996,28 +907,13 @@ def play_session(
     teams: dict[str, list[str]] | None,
     dealer: str | None,
     open_round: bool,
-    resume: Checkpoint | None = None,
-    checkpoint: bool = False,
 ) -> Result:
     """Replay the rounds of a session whose header is checked; each round and event is checked
-    as it is reached, so a refusal always names the first thing that is wrong.
-
-    With ``resume``, the rounds the checkpoint covers are not played again (when it covers
-    them: see ``Checkpoint``). With ``checkpoint``, the result carries a new checkpoint, after
-    the last finished round."""
-    header = [players, rules, start, teams, dealer]
-    if resume is not None and resume.covers(header, rounds):
-        game = resume.game()
-        resumed = resume.rounds
-    else:
-        game = Game(players, rules, start=start, teams=teams, dealer=dealer)
-        resumed = 0
+    as it is reached, so a refusal always names the first thing that is wrong."""
+    game = Game(players, rules, start=start, teams=teams, dealer=dealer)
     last = len(rounds)
-    before_last: Game | None = None  # the state before the last round: a checkpoint if it is open
     play: RoundPlay | None = None
-    for number, raw_round in enumerate(rounds[resumed:], start=resumed + 1):
-        if checkpoint and number == last and number - 1 > resumed:
-            before_last = game.copy()
+    for number, raw_round in enumerate(rounds, start=1):
         absent, join, events = check_round(raw_round, number)
         play = game.new_round(absent, join)
         if len(events) > MAX_EVENTS:
@@ -1033,16 +929,6 @@ def play_session(
             raise Refusal("no_winner").at(number)
         game.finish_round(play)
         play = None
-    made: Checkpoint | None = None
-    if checkpoint:
-        finished = last if play is None else last - 1  # the last round may still be open
-        went_on = resume if resumed else None  # the checkpoint this replay went on from
-        if finished == resumed:
-            made = went_on  # nothing new was finished: that one, or none yet
-        elif play is None:
-            made = Checkpoint.take(game.copy(), header, rounds, after=went_on)
-        elif before_last is not None:
-            made = Checkpoint.take(before_last, header, rounds[:-1], after=went_on)
     refusal = None
     if play is None and not game.finished:
         try:
@@ -1062,7 +948,5 @@ def play_session(
         places=game.places(),
         teams=teams,
         sudden_death=list(game.sudden_death) if game.sudden_death else None,
-        checkpoint=made,
-        resumed=resumed,
         _table=Table(game, play, refusal),
     )

@@ -62,10 +62,6 @@ class Result:
     sudden_death: list[str] | None = None  # players of a sudden-death round still to play
     balances: dict[str, int] | None = None  # pot game, cents
     pot: int | None = None  # pot game, cents
-    # Where a later replay of this session may go on from (replay(..., checkpoint=True)), and
-    # how many rounds this replay took from the checkpoint it was given instead of playing them.
-    checkpoint: Any = field(default=None, repr=False)
-    resumed: int = 0
     # The table as it stands: set by replay(); what_now() reads it.
     _table: Any = field(default=None, repr=False)
 

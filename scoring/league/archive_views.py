@@ -9,12 +9,13 @@ from dataclasses import dataclass
 
 from django.core.paginator import Paginator
 from django.db.models import Exists, OuterRef, Prefetch
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModified
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
-from django.utils.cache import patch_vary_headers
 from django.utils.translation import get_language
-from django.views.decorators.http import require_GET
+from django.views.decorators.cache import cache_control
+from django.views.decorators.http import condition, require_GET
+from django.views.decorators.vary import vary_on_headers
 
 from scoring import access
 from scoring.access import Viewer
@@ -187,24 +188,45 @@ def evening_today(request: HttpRequest, viewer: Viewer) -> HttpResponse:
     return redirect("league_evening", slug=viewer.club.slug, day=timezone.localdate().isoformat())
 
 
+def _evening_of(
+    request: HtmxHttpRequest, viewer: Viewer, day: str
+) -> tuple[datetime.date, list[Session]]:
+    """The club, the date and the evening's sessions, read once a request: for the ETag
+    (``condition``) and then for the page."""
+    read = getattr(request, "_evening", None)
+    if read is None:
+        date = _day(day)
+        if date is None or not FIRST_EVENING <= date <= LAST_EVENING:
+            raise Http404("not a date of an evening")
+        sessions = list(
+            Session.objects.filter(club=viewer.club, played_on=date).order_by("table_label", "id")
+        )
+        read = request._evening = (date, sessions)
+    return read
+
+
+def _evening_etag(request: HtmxHttpRequest, viewer: Viewer, day: str) -> str:
+    """Changes with every write to any table of the evening (each bumps its session's version),
+    a new table, the language, who looks, and page or fragment."""
+    _date, sessions = _evening_of(request, viewer, day)
+    state = ",".join(f"{s.pk}:{s.version}:{s.status}" for s in sessions)
+    parts = [state, get_language() or "", str(viewer.member), str(bool(request.htmx))]
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:32]
+
+
 @require_GET
 @access.requires(access.league_viewer)
+@cache_control(private=True, no_cache=True)
+@vary_on_headers("HX-Request", "Accept-Language", "Cookie")
+@condition(etag_func=_evening_etag)
 def evening(request: HtmxHttpRequest, viewer: Viewer, day: str) -> HttpResponse:
-    """Every table of one evening, for the TV at the bar; HTMX polls it.
+    """Every table of one evening, for the TV at the bar; HTMX polls it. Its answers, the 304s
+    included, are private as ``scoring.http.private_response`` makes them (members see full
+    names) and vary by fragment and language.
 
     Queries: 1. club; 2. the evening's sessions (their versions make the ETag: a poll while
     nothing changed ends here with a 304); 3. the results with the players."""
-    date = _day(day)
-    if date is None or not FIRST_EVENING <= date <= LAST_EVENING:
-        raise Http404("not a date of an evening")
-    sessions = list(
-        Session.objects.filter(club=viewer.club, played_on=date).order_by("table_label", "id")
-    )
-    etag = _evening_etag(request, viewer, sessions)
-    if etag in _if_none_match(request):
-        response = HttpResponseNotModified()
-        response["ETag"] = etag
-        return _evening_headers(response)
+    date, sessions = _evening_of(request, viewer, day)
     results = (
         SessionResult.objects.filter(session__in=sessions, player__isnull=False)
         .select_related("player")
@@ -217,7 +239,7 @@ def evening(request: HtmxHttpRequest, viewer: Viewer, day: str) -> HttpResponse:
     template = "scoring/league/evening.html"
     if request.htmx:
         template += "#tables"
-    response = render(
+    return render(
         request,
         template,
         {
@@ -230,24 +252,3 @@ def evening(request: HtmxHttpRequest, viewer: Viewer, day: str) -> HttpResponse:
             "next": date + ONE_DAY if date < LAST_EVENING else None,
         },
     )
-    response["ETag"] = etag
-    return _evening_headers(response)
-
-
-def _evening_etag(request: HtmxHttpRequest, viewer: Viewer, sessions: list[Session]) -> str:
-    """Changes with every write to any table of the evening (each bumps its session's version),
-    a new table, the language, who looks, and page or fragment."""
-    state = ",".join(f"{s.pk}:{s.version}:{s.status}" for s in sessions)
-    parts = [state, get_language() or "", str(viewer.member), str(bool(request.htmx))]
-    digest = hashlib.sha256("|".join(parts).encode()).hexdigest()[:32]
-    return f'"{digest}"'
-
-
-def _if_none_match(request: HttpRequest) -> set[str]:
-    header = request.headers.get("If-None-Match", "")
-    return {tag.strip().removeprefix("W/") for tag in header.split(",") if tag.strip()}
-
-
-def _evening_headers(response: HttpResponse) -> HttpResponse:
-    patch_vary_headers(response, ["HX-Request", "Accept-Language"])
-    return private_response(response)

@@ -12,8 +12,6 @@ On a public page a player who asked for it is shown by initials (``Player.public
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Count, Q
@@ -23,10 +21,10 @@ from django.http import (
     HttpResponse,
 )
 from django.shortcuts import get_object_or_404, render
+from django.template.loader import get_template
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import number_format
-from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext
 from django.views.decorators.http import require_GET
@@ -45,6 +43,8 @@ from scoring.models import (
 from scoring.templatetags.lei import score_chart_tag
 
 HOME_CLUBS = 100  # the public clubs listed on the home page, by name
+# The season standings' body rows, compiled once: a season has hundreds of rows.
+STANDINGS_ROWS = get_template("scoring/league/season.html#rows")
 
 
 @require_GET
@@ -130,7 +130,7 @@ def season_standings(request: HttpRequest, viewer: Viewer, season_id: int) -> Ht
     key = standings_cache.key(season, club=viewer.club, variant=variant)
     rows = standings_cache.kept(key)
     if rows is not None:
-        rows = mark_safe(rows)  # noqa: S308  (rendered, escaped, by render_standings_rows)
+        rows = mark_safe(rows)  # noqa: S308  (rendered, autoescaped, by STANDINGS_ROWS)
     else:
         with standings_cache.snapshot():
             season = standings_cache.season_with_key(viewer.club, season_id)
@@ -164,88 +164,29 @@ def _players_url(viewer: Viewer) -> str:
 def _standings_rows(viewer: Viewer, season: Season) -> SafeString:
     """The season's standings computed and rendered as the body rows of the table."""
     table = standings.season_standings(season)
-    # Each row's cells as text here, not with filters and tags per cell in the template: a
-    # season has hundreds of rows and the template engine is most of the page's time.
     per_round = table.ranking.scoring == standings.PER_ROUND
     show_all = bool(table.ranking.best_n) and not per_round
     lines = [
-        StandingLine(
-            player_id=row.player_id,
-            rank=f"{row.rank}=" if row.tied else str(row.rank),
-            name=viewer.name(row.name, row.public_initials),
-            toepkoning_title=row.toepkoningen >= 3,
-            decided=standings.TIE_BREAKER_TEXT.get(row.decided_by or ""),
-            sessions=row.sessions,
-            toepkoningen=row.toepkoningen,
-            average_place=number_format(row.average_place, 2),
-            points=("-" if row.per_round is None else number_format(row.per_round, 2))
+        {
+            "row": row,
+            "name": viewer.name(row.name, row.public_initials),
+            "decided": standings.TIE_BREAKER_TEXT.get(row.decided_by or ""),
+            "average_place": number_format(row.average_place, 2),
+            "points": ("-" if row.per_round is None else number_format(row.per_round, 2))
             if per_round
             else (
                 f"{row.points} ({row.all_points})"
                 if show_all and row.all_points != row.points
                 else str(row.points)
             ),
-            rounds_played=row.rounds_played,
-            won=_percent(row.won_share),
-            form=" ".join(f"{f.place}/{f.table_size}" for f in row.form),
-        )
+            "won": _percent(row.won_share),
+            "form": " ".join(f"{f.place}/{f.table_size}" for f in row.form),
+        }
         for row in table.rows
     ]
-    return render_standings_rows(lines, _players_url(viewer), season.pk, gettext("Toepkoning"))
-
-
-@dataclass
-class StandingLine:
-    """A row of the standings as the page shows it."""
-
-    player_id: int
-    rank: str
-    name: str
-    toepkoning_title: bool
-    decided: str | None
-    sessions: int
-    toepkoningen: int
-    average_place: str
-    points: str
-    rounds_played: int
-    won: str
-    form: str
-
-
-def render_standings_rows(
-    rows: Iterable, players_url: str, season_id: int, toepkoning_title: str
-) -> SafeString:
-    """The body rows of the season standings (``StandingLine``), built here rather than with a
-    template variable per cell: a season has hundreds of rows of nine cells, and the template
-    engine was most of the page's time. Every value is escaped."""
-    esc = conditional_escape
-    badge = format_html(' <span class="badge badge--toepkoning">{}</span>', toepkoning_title)
-    parts = []
-    for row in rows:
-        name = format_html(
-            '<a href="{}{}/?seizoen={}">{}</a>', players_url, row.player_id, season_id, row.name
-        )
-        if row.toepkoning_title:
-            name += badge
-        if row.decided:
-            name += format_html(
-                ' <span class="muted" title="{}" aria-hidden="true">†</span>'
-                '<span class="visually-hidden">{}</span>',
-                row.decided,
-                row.decided,
-            )
-        parts.append(
-            f'<tr data-player="{int(row.player_id)}"><td class="num">{esc(row.rank)}</td>'
-            f'<th scope="row">{name}</th>'
-            f'<td class="num">{int(row.sessions)}</td>'
-            f'<td class="num">{int(row.toepkoningen)}</td>'
-            f'<td class="num">{esc(row.average_place)}</td>'
-            f'<td class="num">{esc(row.points)}</td>'
-            f'<td class="num">{int(row.rounds_played)}</td>'
-            f'<td class="num">{esc(row.won)}</td>'
-            f"<td>{esc(row.form)}</td></tr>\n"
-        )
-    return mark_safe("".join(parts))  # noqa: S308  (every value escaped above)
+    return STANDINGS_ROWS.render(
+        {"lines": lines, "players_url": _players_url(viewer), "season_id": season.pk}
+    )
 
 
 def _percent(value: float | None) -> str:

@@ -230,11 +230,10 @@ def session_write(
 ) -> RecordOutcome:
     actor = actor_of(actor)
     with transaction.atomic():
-        # 1. The lock: every write to this session waits here for the one before it. With it,
-        # in the same round trip: the key's stored answer, read after the lock so that one key
-        # cannot be applied twice concurrently, and the log: seats with their players, rounds
-        # marked by whether they have been scored. Written out in scoring/lei/hotsql.py: every tap
-        # runs them.
+        # 1. The lock: every write to this session waits here for the one before it. After it:
+        # the key's stored answer, read after the lock so that one key cannot be applied twice
+        # concurrently, and the log: seats with their players, rounds marked by whether they
+        # have been scored. Written out in scoring/lei/hotsql.py: every tap runs them.
         locked, stored, seats, rounds = hotsql.lock_and_read(session.pk, key)
         if stored is not None:
             refresh_from(session, locked)

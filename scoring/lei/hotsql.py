@@ -108,12 +108,8 @@ def _for_update() -> str:
 
 
 def _run(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
-    """Run one statement on Django's connection; the rows it gives (none for a write). On
-    PostgreSQL on the cursor the connection keeps (``toepen_site/postgresql/base.py``)."""
-    db = _db()
-    if hasattr(db, "run"):
-        return db.run(sql, params)
-    with db.cursor() as cursor:
+    """Run one statement on Django's connection; the rows it gives (none for a write)."""
+    with _db().cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall() if cursor.description else []
 
@@ -156,9 +152,9 @@ def _scorer_row(row: tuple[Any, ...]) -> Session:
 
 def session_and_log(pk: int) -> tuple[Session, list[Seat], list[Round]] | None:
     """A viewer's first draw of a version: the session ``pk`` with its club (nobody's
-    membership asked), and its seats and rounds as ``seats_and_rounds`` gives them, in one
-    round trip on PostgreSQL. None: no such session."""
-    session_rows, seat_rows, round_rows = _run_together(
+    membership asked), and its seats and rounds as ``seats_and_rounds`` gives them. None: no
+    such session."""
+    session_rows, seat_rows, round_rows = _run_all(
         [
             (_scorer_sql(), [None, None, ClubMembership.Role.ADMIN, pk]),
             (_seats_sql(), [pk]),
@@ -251,33 +247,26 @@ def lock_and_read(
     (Session.DoesNotExist), what the write with ``key`` answered if it was applied (None
     without a key), and its seats and rounds as ``seats_and_rounds`` gives them.
 
-    On PostgreSQL the four statements go in one round trip (psycopg's pipeline mode). The server
-    runs each when the one before it is done, so the three after the lock read the session as
-    its lock holder: no other write can come between."""
+    The statements after the lock run once it is held, so they read the session as its lock
+    holder: no other write can come between."""
     statements = [(_lock_sql() + _for_update(), [pk])]
     if key:
         statements.append((_key_sql(), [pk, key]))
     statements += [(_seats_sql(), [pk]), (_rounds_sql(), [pk])]
-    results = _run_together(statements)
+    results = _run_all(statements)
     locked = _locked(results[0], pk)
     return locked, _answer(results[1]) if key else None, _seats(results[-2]), _rounds(results[-1])
 
 
 def seats_and_rounds(session_id: int) -> tuple[list[Seat], list[Round]]:
-    """``seats`` and ``rounds`` of the session, in one round trip on PostgreSQL: the log a
-    page or a viewer's sheet is drawn from."""
-    seat_rows, round_rows = _run_together(
-        [(_seats_sql(), [session_id]), (_rounds_sql(), [session_id])]
-    )
+    """``seats`` and ``rounds`` of the session: the log a page or a viewer's sheet is drawn
+    from."""
+    seat_rows, round_rows = _run_all([(_seats_sql(), [session_id]), (_rounds_sql(), [session_id])])
     return _seats(seat_rows), _rounds(round_rows)
 
 
-def _run_together(statements: list[tuple[str, list[Any]]]) -> list[list[tuple[Any, ...]]]:
-    """The rows of each statement (none for a write): on PostgreSQL all in one round trip
-    (``run_together`` of toepen_site/postgresql), elsewhere one after the other."""
-    db = _db()
-    if hasattr(db, "run_together"):
-        return db.run_together(statements)
+def _run_all(statements: list[tuple[str, list[Any]]]) -> list[list[tuple[Any, ...]]]:
+    """The rows of each statement (none for a write), one after the other."""
     return [_run(sql, params) for sql, params in statements]
 
 

@@ -256,8 +256,8 @@ def euros(cents: int) -> str:
 
 
 def load_lei(session: Session, log: tuple[list[Any], list[Any]] | None = None) -> Lei:
-    """Replay the session's log: its seats with players and its rounds, read here (two queries
-    in one round trip) unless the caller read them with the session (``log``)."""
+    """Replay the session's log: its seats with players and its rounds, read here (two queries)
+    unless the caller read them with the session (``log``)."""
     seats, rounds = log if log is not None else hotsql.seats_and_rounds(session.pk)
     return build_lei(session, file_from_rows(session, seats, rounds))
 

@@ -104,7 +104,6 @@ def _answer(
     *,
     error: str = "",
     stale: bool = False,
-    changed: bool = True,
     outcome: funnel.RecordOutcome | None = None,
     undone: str = "",
 ) -> HttpResponse:
@@ -154,8 +153,6 @@ def _answer(
         response["HX-Reswap"] = "outerHTML"
     else:
         response = render(request, "scoring/lei/tablet.html#live", context)
-    if changed and not error and not stale:
-        response["HX-Trigger"] = "leiChanged"
     response["X-Lei-Outcome"] = "stale" if stale else "refused" if error else "recorded"
     response["X-Lei-Version"] = str(session.version)
     return response
@@ -339,7 +336,7 @@ def session_event(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> Http
     """One tap: one event with the version the tablet showed and the tap's key."""
     form = EventForm(request.POST)
     if not form.is_valid():
-        return _answer(request, scorer, error=translated_error(form), changed=False)
+        return _answer(request, scorer, error=translated_error(form))
     data = form.cleaned_data
     return _write(
         request,
@@ -370,7 +367,7 @@ def _write_at_version(
     """A write that carries nothing but the version the tablet saw and its key."""
     form = VersionForm(request.POST)
     if not form.is_valid():
-        return _answer(request, scorer, error=translated_error(form), changed=False)
+        return _answer(request, scorer, error=translated_error(form))
     version = form.cleaned_data["version"]
 
     def undone() -> str:
@@ -400,7 +397,7 @@ def session_presence(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> H
     lei = load_lei(scorer.session)
     form = PresenceForm(request.POST, players=lei.seated)
     if not form.is_valid():
-        return _answer(request, scorer, error=translated_error(form), changed=False)
+        return _answer(request, scorer, error=translated_error(form))
     join = list(lei.open_join)
     new = (form.cleaned_data.get("join") or "").strip()
     if new:
@@ -435,11 +432,10 @@ def session_finish(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> Htt
             request,
             scorer,
             error=gettext("Het spel is niet beëindigd: bevestig het eerst."),
-            changed=False,
         )
     form = VersionForm(request.POST)
     if not form.is_valid():
-        return _answer(request, scorer, error=translated_error(form), changed=False)
+        return _answer(request, scorer, error=translated_error(form))
 
     def finish() -> funnel.RecordOutcome:
         outcome = services.session_finish(
@@ -476,19 +472,15 @@ def session_again(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> Http
     gets the new game's link as well: it scored this table, it scores the next game."""
     lei = load_lei(scorer.session)
     if not lei.finished or lei.locked:
-        return _answer(
-            request, scorer, error=gettext("Dit spel is nog niet uitgespeeld."), changed=False
-        )
+        return _answer(request, scorer, error=gettext("Dit spel is nog niet uitgespeeld."))
     try:
         new = services.session_again(
             session=scorer.session, dealer=lei.next_dealer, actor=scorer.actor
         )
     except Refusal as refusal:
-        return _answer(request, scorer, error=refusal_text(refusal), changed=False)
+        return _answer(request, scorer, error=refusal_text(refusal))
     except writes.ServiceError:  # another tablet opened the game again meanwhile
-        return _answer(
-            request, scorer, error=gettext("Dit spel is nog niet uitgespeeld."), changed=False
-        )
+        return _answer(request, scorer, error=gettext("Dit spel is nog niet uitgespeeld."))
     if scorer.actor.scorer_token and new.scorer_token:
         access.grant_scorer_link(request, new)
     return redirect(tablet_url(new))

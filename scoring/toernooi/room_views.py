@@ -3,9 +3,9 @@ initials where a player asked for them."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
+from django.core.paginator import InvalidPage, Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
@@ -92,15 +92,12 @@ def tv_page(request: HtmxHttpRequest, viewer: Viewer, pk: int) -> HttpResponse:
                     "state": status.state,
                 }
             )
-    lines = _lines(viewer, standings)
-    per_page = TV_ROWS_PER_PAGE
-    pages = max(1, math.ceil(len(lines) / per_page))
+    paginator = Paginator(_lines(viewer, standings), TV_ROWS_PER_PAGE)
     try:
-        page = int(request.GET.get("pagina", "1"))
-    except ValueError:
-        page = 1
-    page = page if 1 <= page <= pages else 1
-    shown = lines[(page - 1) * per_page : page * per_page]
+        page = paginator.page(request.GET.get("pagina", 1))
+    except InvalidPage:  # not a page (any more): the TV starts again from the top
+        page = paginator.page(1)
+    shown = page.object_list
     context = {
         "viewer": viewer,
         "club": viewer.club,
@@ -112,9 +109,9 @@ def tv_page(request: HtmxHttpRequest, viewer: Viewer, pk: int) -> HttpResponse:
         ],
         "compact": len(tables) > TV_COMPACT_TABLES,
         "big": len(tables) <= TV_BIG_TABLES,
-        "page": page,
-        "pages": pages,
-        "next_page": page % pages + 1,
+        "page": page.number,
+        "pages": paginator.num_pages,
+        "next_page": page.next_page_number() if page.has_next() else 1,
         "current": current,
         "tables": tables,
         "poll_seconds": TV_POLL_SECONDS,

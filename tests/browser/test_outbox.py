@@ -88,7 +88,6 @@ def drained(page) -> None:
     expect(page.locator("html")).to_have_attribute("data-taps-waiting", "0")
     expect(page.locator("#outbox")).to_be_hidden()
     expect(page.locator("html")).not_to_have_attribute("data-outbox-state", re.compile(".*"))
-    expect(page.locator("#unsaved")).to_be_hidden()
     expect(page.locator("#refusal, #stale")).to_have_count(0)  # read, dropped or sent again
     assert page.evaluate("document.querySelectorAll('.outbox__tap').length") == 0
 

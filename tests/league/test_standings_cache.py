@@ -439,7 +439,7 @@ def test_a_new_release_computes_the_rows_again(
     def marked(*args):
         return mark_safe("<!-- next release -->")
 
-    monkeypatch.setattr("scoring.league.views.render_standings_rows", marked)
+    monkeypatch.setattr("scoring.league.views._standings_rows", marked)
     assert "next release" not in client.get(url_of(season)).content.decode()  # the copy
     monkeypatch.setattr(standings_cache, "RELEASE", "the next release")
     assert "next release" in client.get(url_of(season)).content.decode()
