@@ -3,17 +3,9 @@ answer that only its own browser may keep."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from django.http import (
-    HttpRequest,
-    HttpResponse,
-)
+from django.http import HttpRequest, HttpResponse
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django_htmx.middleware import HtmxDetails
-
-if TYPE_CHECKING:
-    pass  # REMOVED-SELF-IMPORT
 
 
 class HtmxHttpRequest(HttpRequest):

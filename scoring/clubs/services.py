@@ -121,8 +121,6 @@ def player_merge(*, keep: Player, remove: Player, actor: Any = None) -> Player:
             keep.is_guest = False
             keep.save(update_fields=["is_guest"])
         # A toernooi's entries and seats name players too (and keep them from being deleted).
-        # REMOVED-SELF-IMPORT
-
         merge_players_in_tournaments(keep=keep, remove=remove)
         AuditEntry.objects.create(
             club_id=keep.club_id,
