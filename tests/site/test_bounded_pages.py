@@ -1,0 +1,186 @@
+"""Pages bounded at any size: a game of 1,332 rounds opens with answers of at most 200 KB
+and a number of queries that does not grow with it. What does not fit is folded: a page shows
+the last rounds, the rest comes a page at a time, never all at once.
+
+The big game is made once for the module (an import of 1,332 rounds alone takes seconds) and
+thrown away after it; each test runs in its own transaction on top.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import random
+from typing import Any
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from scoring.engine.simulate import random_session
+from scoring.lei import services
+from scoring.lei.admin import AUDIT_SHOWN_CHARACTERS, ROUNDS_SHOWN, SESSIONS_LISTED
+from scoring.models import AuditEntry, Club, ClubMembership, Round, Session
+from tests.conftest import PEOPLE, make_club, make_session
+
+MAX_BODY = 200 * 1024  # bytes of any answer (as tests/site/test_hostile_input.py)
+ROUNDS = 1332  # the longest game the probe found in production
+EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
+
+
+def _throw_away(club: Club) -> None:
+    """The club and everything of it, committed outside the tests' transactions: first what
+    keeps its players (PROTECT)."""
+    Session.objects.filter(club=club).delete()
+    club.delete()
+
+
+@pytest.fixture(scope="module")
+def long_game(django_db_setup, django_db_blocker) -> Any:
+    """A public club's game of 1,332 rounds with a knock now and then, nobody out yet."""
+    with django_db_blocker.unblock():
+        club = make_club("Lange Adem", "lange-adem", standings_public=True)
+        data = random_session(
+            random.Random(2),
+            PEOPLE[:4],
+            rounds=ROUNDS,
+            rules={"max_points": 1000, "knock_cap": "none"},
+            knock_chance=0.1,
+            extras=False,
+        )
+        session = services.session_import(club=club, data=data, played_on=datetime.date(2026, 1, 9))
+        assert session.rounds.count() == ROUNDS
+        yield session
+        _throw_away(club)
+
+
+def _club_admin(django_user_model, club: Club, username: str) -> Client:
+    user = django_user_model.objects.create_user(username, is_staff=True)  # no hashing: fast
+    ClubMembership.objects.create(user=user, club=club, role="admin")
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def game_admin(db, long_game, django_user_model) -> Client:
+    return _club_admin(django_user_model, long_game.club, "beheer")
+
+
+def _bounded(response) -> Any:
+    assert response.status_code == 200
+    assert len(response.content) <= MAX_BODY, len(response.content)
+    return response
+
+
+def _round_numbers(page) -> list[int]:
+    (rounds,) = [
+        i.formset for i in page.context["inline_admin_formsets"] if i.formset.model is Round
+    ]
+    return [form.instance.number for form in rounds.forms]
+
+
+# --- the admin ---------------------------------------------------------------------------------
+
+
+def test_the_admin_page_of_a_1332_round_game_shows_its_last_rounds_and_pages_the_rest(
+    game_admin, long_game, django_assert_num_queries
+):
+    url = reverse("admin:scoring_session_change", args=[long_game.pk])
+    game_admin.get(url)  # once before: Django caches the content types on the first page
+    with django_assert_num_queries(12):
+        # 1. the login's session; 2. its user; 3. the clubs the user is admin of;
+        # 4. the session, looked up for the scope and 5. by Django's change view;
+        # 6. the seats with their players; 7. the last rounds, with their session and club;
+        # 8. the results with their players; 9.-10. the user's own and group permissions (the
+        # admin's checks); 11. the session's club (a read-only field); 12. the count of rounds.
+        page = _bounded(game_admin.get(url, **EN))
+    assert _round_numbers(page) == list(range(ROUNDS - ROUNDS_SHOWN + 1, ROUNDS + 1))
+    body = page.content.decode()
+    assert f"{ROUNDS} rounds; the last {ROUNDS_SHOWN} are below." in body
+    listed = f"{reverse('admin:scoring_round_changelist')}?session__id__exact={long_game.pk}"
+    assert listed in body
+
+    # All of them a page at a time, never all at once.
+    first = _bounded(game_admin.get(listed))
+    assert first.context["cl"].result_count == ROUNDS
+    assert [r.number for r in first.context["cl"].result_list] == list(range(1, 101))
+    last = _bounded(game_admin.get(f"{listed}&p=14"))
+    assert [r.number for r in last.context["cl"].result_list] == list(range(1301, ROUNDS + 1))
+    everything = _bounded(game_admin.get(f"{listed}&all="))
+    assert len(everything.context["cl"].result_list) == 100
+
+
+def test_a_game_of_a_few_rounds_shows_them_all_in_the_admin(
+    client, club, people, django_user_model
+):
+    session = make_session(club)
+    for winner in ("Anne", "Bas", "Cees"):
+        services.session_record_event(
+            session=session,
+            event={"type": "win", "player": winner},
+            version=session.version,
+            key=f"k-{winner}",
+        )
+    admin = _club_admin(django_user_model, club, "beheer")
+    page = admin.get(reverse("admin:scoring_session_change", args=[session.pk]), **EN)
+    assert _round_numbers(page) == [1, 2, 3]
+    assert "3 rounds, all below." in page.content.decode()
+
+
+def test_an_audit_entry_of_a_long_import_shows_its_start_and_downloads_whole(game_admin, long_game):
+    entry = AuditEntry.objects.get(session=long_game, action="import")
+    assert len(json.dumps(entry.after)) > 9 * AUDIT_SHOWN_CHARACTERS  # the whole file
+    page = _bounded(game_admin.get(reverse("admin:scoring_auditentry_change", args=[entry.pk])))
+    download = reverse("admin:scoring_auditentry_file", args=[entry.pk])
+    assert download in page.content.decode()
+    whole = game_admin.get(download)
+    assert whole.status_code == 200
+    assert "attachment" in whole["Content-Disposition"]
+    assert json.loads(whole.content)["after"] == entry.after
+
+
+def test_an_audit_entry_of_another_club_is_not_downloaded(
+    client, long_game, club, db, django_user_model
+):
+    entry = AuditEntry.objects.get(session=long_game, action="import")
+    other = _club_admin(django_user_model, club, "buurman")
+    assert other.get(reverse("admin:scoring_auditentry_file", args=[entry.pk])).status_code == 404
+
+
+@pytest.mark.parametrize("sessions", [3, 40])
+def test_the_audit_list_costs_the_same_queries_however_many_sessions_were_played(
+    club, people, django_user_model, django_assert_num_queries, sessions
+):
+    played = [make_session(club) for _ in range(sessions)]
+    admin = _club_admin(django_user_model, club, "beheer")
+    url = reverse("admin:scoring_auditentry_changelist")
+    admin.get(url)  # once before: Django caches the content types on the first page
+    with django_assert_num_queries(13):
+        # 1. the login's session; 2. its user; 3. the clubs the user is admin of; 4. the latest
+        # sessions to filter on, with their clubs; 5. the users and 6. the clubs to filter on;
+        # 7. the count of the entries shown and 8. of all; 9.-10. the user's own and group
+        # permissions (the admin's checks); 11. the page of entries with their sessions,
+        # clubs and users; 12.-13. the first and last day and the days of the date hierarchy.
+        page = _bounded(admin.get(url))
+    offered = page.context["cl"].filter_specs[1].lookup_choices
+    assert [int(pk) for pk, _ in offered] == [s.pk for s in reversed(played)][:SESSIONS_LISTED]
+
+    # A session chosen (an older one, say, from its own page) is offered besides the latest:
+    # one query more, to name it.
+    with django_assert_num_queries(14):
+        chosen = _bounded(admin.get(url, {"session__id__exact": played[0].pk}))
+    assert {e.session_id for e in chosen.context["cl"].result_list} == {played[0].pk}
+    offered = chosen.context["cl"].filter_specs[1].lookup_choices
+    assert str(played[0].pk) in [pk for pk, _ in offered]
+
+
+def test_the_audit_list_refuses_a_session_that_is_no_number_as_django_refuses_a_filter(
+    client, club, people, django_user_model
+):
+    admin = _club_admin(django_user_model, club, "beheer")
+    url = reverse("admin:scoring_auditentry_changelist")
+    for value in ("abc", "1" * 19, "٣", "-1"):
+        response = admin.get(url, {"session__id__exact": value})
+        assert response.status_code == 302
+        assert response["Location"].endswith("?e=1")
