@@ -1,9 +1,10 @@
-"""Pages bounded at any size: a game of 1,332 rounds opens with answers of at most 200 KB
-and a number of queries that does not grow with it. What does not fit is folded: a page shows
-the last rounds, the rest comes a page at a time, never all at once.
+"""Pages bounded at any size: a game of 1,332 rounds and a toernooi of 400 players open with
+answers of at most 200 KB and a number of queries that does not grow with them. What does not
+fit is folded: a page shows the last rounds (or the last check-ins), the rest comes a page at a
+time, never all at once.
 
-The big game is made once for the module (an import of 1,332 rounds alone takes seconds) and
-thrown away after it; each test runs in its own transaction on top.
+The big game and the big toernooi are made once for the module (an import of 1,332 rounds
+alone takes seconds) and thrown away after it; each test runs in its own transaction on top.
 """
 
 from __future__ import annotations
@@ -20,17 +21,21 @@ from django.urls import reverse
 from scoring.engine.simulate import random_session
 from scoring.lei import services
 from scoring.lei.admin import AUDIT_SHOWN_CHARACTERS, ROUNDS_SHOWN, SESSIONS_LISTED
-from scoring.models import AuditEntry, Club, ClubMembership, Round, Session
+from scoring.models import AuditEntry, Club, ClubMembership, Round, Session, Tournament
+from scoring.toernooi import services as tournaments
+from scoring.toernooi.admin import ENTRIES_SHOWN
 from tests.conftest import PEOPLE, make_club, make_session
 
 MAX_BODY = 200 * 1024  # bytes of any answer (as tests/site/test_hostile_input.py)
 ROUNDS = 1332  # the longest game the probe found in production
+PLAYERS = 400  # the most a toernooi takes (scoring.toernooi.services.MAX_PLAYERS)
 EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
 
 
 def _throw_away(club: Club) -> None:
     """The club and everything of it, committed outside the tests' transactions: first what
-    keeps its players (PROTECT)."""
+    keeps its players and games (PROTECT)."""
+    Tournament.objects.filter(club=club).delete()
     Session.objects.filter(club=club).delete()
     club.delete()
 
@@ -54,6 +59,21 @@ def long_game(django_db_setup, django_db_blocker) -> Any:
         _throw_away(club)
 
 
+@pytest.fixture(scope="module")
+def big_toernooi(django_db_setup, django_db_blocker) -> Any:
+    """A toernooi of 400 checked-in players whose first series (100 tables) is playing."""
+    with django_db_blocker.unblock():
+        club = make_club("Grote Zaal", "grote-zaal", standings_public=True)
+        tournament = tournaments.tournament_create(club=club, name="Oliebollentoernooi")
+        tournaments.tournament_check_in(
+            tournament=tournament, guests=[f"Speler {n}" for n in range(1, PLAYERS + 1)]
+        )
+        series = tournaments.series_draw(tournament=tournament, expected_number=1, seed=1)
+        tournaments.series_start(series=series)
+        yield tournament
+        _throw_away(club)
+
+
 def _club_admin(django_user_model, club: Club, username: str) -> Client:
     user = django_user_model.objects.create_user(username, is_staff=True)  # no hashing: fast
     ClubMembership.objects.create(user=user, club=club, role="admin")
@@ -65,6 +85,11 @@ def _club_admin(django_user_model, club: Club, username: str) -> Client:
 @pytest.fixture
 def game_admin(db, long_game, django_user_model) -> Client:
     return _club_admin(django_user_model, long_game.club, "beheer")
+
+
+@pytest.fixture
+def toernooi_admin(db, big_toernooi, django_user_model) -> Client:
+    return _club_admin(django_user_model, big_toernooi.club, "organisator")
 
 
 def _bounded(response) -> Any:
@@ -184,3 +209,47 @@ def test_the_audit_list_refuses_a_session_that_is_no_number_as_django_refuses_a_
         response = admin.get(url, {"session__id__exact": value})
         assert response.status_code == 302
         assert response["Location"].endswith("?e=1")
+
+
+# --- the toernooi's admin ---------------------------------------------------------------------
+
+
+def test_the_admin_page_of_a_400_player_toernooi_shows_the_last_check_ins_and_links_to_all(
+    toernooi_admin, big_toernooi, django_assert_num_queries
+):
+    url = reverse("admin:scoring_tournament_change", args=[big_toernooi.pk])
+    toernooi_admin.get(url)  # once before: Django caches the content types on the first page
+    with django_assert_num_queries(14):
+        # 1. the login's session; 2. its user; 3. the clubs the user is admin of;
+        # 4. the toernooi with its count of players, looked up for the scope and 5. by
+        # Django's change view; 6. the players who checked in last, with toernooi and player;
+        # 7. the series with their toernooi; 8.-9. the user's own and group permissions;
+        # 10. the seasons to choose from; 11. the club (a read-only field); 12.-14. the
+        # standings: the players, the series, and the results of the series' games.
+        page = _bounded(toernooi_admin.get(url))
+    (entries,) = [
+        i.formset
+        for i in page.context["inline_admin_formsets"]
+        if i.formset.model.__name__ == "TournamentEntry"
+    ]
+    assert len(entries.forms) == ENTRIES_SHOWN
+    listed = f"{reverse('admin:scoring_tournamententry_changelist')}?tournament__id__exact="
+    assert f"{listed}{big_toernooi.pk}" in page.content.decode()
+    players = _bounded(toernooi_admin.get(f"{listed}{big_toernooi.pk}"))
+    assert players.context["cl"].result_count == PLAYERS
+    assert len(players.context["cl"].result_list) == 100
+
+
+def test_a_series_of_100_tables_opens_in_the_admin_without_a_query_per_table(
+    toernooi_admin, big_toernooi, django_assert_num_queries
+):
+    series = big_toernooi.series.get()
+    url = reverse("admin:scoring_series_change", args=[series.pk])
+    toernooi_admin.get(url)  # once before: Django caches the content types on the first page
+    with django_assert_num_queries(10):
+        # 1. the login's session; 2. its user; 3. the clubs the user is admin of; 4. the
+        # series, looked up for the scope and 5. by Django's change view; 6. its toernooi (a
+        # read-only field); 7. the tables with their series, toernooi, dealer and game, and
+        # 8. their seats with the players; 9.-10. the user's own and group permissions.
+        page = _bounded(toernooi_admin.get(url))
+    assert len(page.context["inline_admin_formsets"][0].formset.forms) == PLAYERS // 4
