@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from django.core.paginator import Paginator
-from django.db.models import Exists, OuterRef, Prefetch
+from django.db.models import Exists, OuterRef, Prefetch, Subquery
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModified
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
@@ -33,6 +33,9 @@ from scoring.http import private_response
 from scoring.league.views import viewer_link
 
 ARCHIVE_PAGE_SIZE = 25
+# A game's page shows the last rounds of its sheet and the earlier ones a page at a time, so
+# that a session of a thousand rounds is as light as one of ten.
+SHEET_ROUNDS_SHOWN = 30
 EVENING_POLL_SECONDS = 5
 # The evenings a club can have played: other dates are a 404, and the page's previous/next
 # links never step outside Python's dates (0001-01-01 minus a day is an OverflowError).
@@ -125,63 +128,93 @@ class SheetRow:
     cells: list[RoundScore | None]
 
 
+def _until(value: str | None, last: int) -> int:
+    """The last round of the sheet's page asked for (``?tot=``), within the session's rounds;
+    the session's last round when none is asked for or the value is no round number."""
+    if value and value.isascii() and value.isdigit() and len(value) <= 5:
+        return min(max(int(value), 1), last)
+    return last
+
+
 @require_GET
-def session_page(request: HttpRequest, slug: str, session_id: int) -> HttpResponse:
-    """A session's lei, read-only. Queries: 1. club; 2. session; 3. its results with players;
-    4. seats (with players) and 5. round scores, for the sheet and the chart."""
+def session_page(request: HtmxHttpRequest, slug: str, session_id: int) -> HttpResponse:
+    """A session's lei, read-only: its result, its chart and the last ``SHEET_ROUNDS_SHOWN``
+    rounds of the sheet; earlier rounds come a page at a time (``?tot=<round>``), for htmx as
+    the ``#rounds`` partial alone. Queries: 1. club; 2. session, with its last scored round;
+    3. seats with players; 4. the page's round scores; the whole page also 5. results with
+    players and 6. every round's totals, for the chart."""
     viewer = club_viewer(request, slug)
-    session = get_object_or_404(
-        Session.objects.select_related("season"), pk=session_id, club=viewer.club
+    last_scored = (
+        RoundScore.objects.filter(round__session=OuterRef("pk"), player__isnull=False)
+        .order_by("-round__number")
+        .values("round__number")[:1]
     )
+    session = get_object_or_404(
+        Session.objects.select_related("season").annotate(last_scored=Subquery(last_scored)),
+        pk=session_id,
+        club=viewer.club,
+    )
+    seats = list(session.seats.select_related("player").order_by("position"))
+    names = [viewer.name(seat.player.name, seat.player.public_initials) for seat in seats]
+    scored = RoundScore.objects.filter(round__session=session, player__isnull=False)
+    last = session.last_scored or 0
+    until = _until(request.GET.get("tot"), last)
+    first = max(until - SHEET_ROUNDS_SHOWN + 1, 1)
+    column = {seat.player_id: i for i, seat in enumerate(seats)}
+    sheet: dict[int, SheetRow] = {}
+    page = scored.filter(round__number__range=(first, until)).select_related("round")
+    for score in page.order_by("round__number", "id"):
+        row = sheet.setdefault(
+            score.round.number, SheetRow(score.round.number, [None] * len(seats))
+        )
+        row.cells[column[score.player_id]] = score
+    earlier = first - 1 if first > 1 else None
+    context = {
+        "viewer": viewer,
+        "club": viewer.club,
+        "session": session,
+        "names": names,
+        "seats": seats,
+        "sheet": [sheet[n] for n in sorted(sheet)],
+        "earlier": earlier,
+        "earlier_first": max((earlier or 0) - SHEET_ROUNDS_SHOWN + 1, 1),
+        "later": min(until + SHEET_ROUNDS_SHOWN, last) if until < last else None,
+    }
+    if request.htmx:
+        response = render(request, "scoring/league/session.html#rounds", context)
+        patch_vary_headers(response, ["HX-Request"])
+        return private_response(response)
     results = [
         (r, viewer.name(r.player.name, r.player.public_initials))
         for r in session.results.filter(player__isnull=False)
         .select_related("player")
         .order_by("place", "player__name")
     ]
-    seats = list(session.seats.select_related("player").order_by("position"))
-    scores = list(
-        RoundScore.objects.filter(round__session=session, player__isnull=False)
-        .select_related("round")
-        .order_by("round__number", "id")
-    )
-    column = {seat.player_id: i for i, seat in enumerate(seats)}
-    sheet: dict[int, SheetRow] = {}
-    for score in scores:
-        row = sheet.setdefault(
-            score.round.number, SheetRow(score.round.number, [None] * len(seats))
-        )
-        row.cells[column[score.player_id]] = score
     start = session.start or {}
     series: dict[str, list[int]] = {}
-    names = []
-    for seat in seats:
-        label = viewer.name(seat.player.name, seat.player.public_initials)
-        names.append(label)
+    for seat, name in zip(seats, names, strict=True):
+        label = name
         while label in series:
             label += "'"
         series[label] = [int(start.get(seat.player.name, 0))]
     labels = list(series)
-    for score in scores:
-        series[labels[column[score.player_id]]].append(score.total)
+    for player_id, total in scored.order_by("round__number", "id").values_list(
+        "player_id", "total"
+    ):
+        series[labels[column[player_id]]].append(total)
     chart = score_chart_tag(series, session.rules.get("max_points"))
-    return private_response(
-        render(
-            request,
-            "scoring/league/session.html",
-            {
-                "viewer": viewer,
-                "club": viewer.club,
-                "session": session,
-                "results": results,
-                "names": names,
-                "seats": seats,
-                "sheet": [sheet[n] for n in sorted(sheet)],
-                "chart": chart,
-                "viewer_link": viewer_link(session) if viewer.member else None,
-            },
-        )
+    response = render(
+        request,
+        "scoring/league/session.html",
+        {
+            **context,
+            "results": results,
+            "chart": chart,
+            "viewer_link": viewer_link(session) if viewer.member else None,
+        },
     )
+    patch_vary_headers(response, ["HX-Request"])
+    return private_response(response)
 
 
 @require_GET

@@ -19,6 +19,7 @@ from django.test import Client
 from django.urls import reverse
 
 from scoring.engine.simulate import random_session
+from scoring.league.archive_views import SHEET_ROUNDS_SHOWN
 from scoring.lei import services
 from scoring.lei.admin import AUDIT_SHOWN_CHARACTERS, ROUNDS_SHOWN, SESSIONS_LISTED
 from scoring.models import AuditEntry, Club, ClubMembership, Round, Session, Tournament
@@ -103,6 +104,10 @@ def _round_numbers(page) -> list[int]:
         i.formset for i in page.context["inline_admin_formsets"] if i.formset.model is Round
     ]
     return [form.instance.number for form in rounds.forms]
+
+
+def _sheet_rounds(body: str) -> list[int]:
+    return [int(cell.split("<")[0]) for cell in body.split('<th scope="row">')[1:]]
 
 
 # --- the admin ---------------------------------------------------------------------------------
@@ -253,3 +258,70 @@ def test_a_series_of_100_tables_opens_in_the_admin_without_a_query_per_table(
         # 8. their seats with the players; 9.-10. the user's own and group permissions.
         page = _bounded(toernooi_admin.get(url))
     assert len(page.context["inline_admin_formsets"][0].formset.forms) == PLAYERS // 4
+
+
+# --- the archive -------------------------------------------------------------------------------
+
+
+def test_the_archive_page_of_a_1332_round_game_shows_the_last_rounds(
+    long_game, django_assert_num_queries
+):
+    client = Client()
+    url = reverse("league_session", args=[long_game.club.slug, long_game.pk])
+    with django_assert_num_queries(6):
+        # 1. the club; 2. the game with its last scored round; 3. its seats with the players;
+        # 4. the round scores of the rounds shown; 5. the results with the players; 6. every
+        # round's totals, for the chart.
+        page = _bounded(client.get(url))
+    body = page.content.decode()
+    assert _sheet_rounds(body) == list(range(ROUNDS - SHEET_ROUNDS_SHOWN + 1, ROUNDS + 1))
+    earlier = ROUNDS - SHEET_ROUNDS_SHOWN
+    assert f'hx-get="?tot={earlier}"' in body
+    assert f"Eerdere rondes ({earlier - SHEET_ROUNDS_SHOWN + 1}\N{EN DASH}{earlier})" in body
+    assert 'class="lei-chart"' in body
+    assert "Latere rondes" not in body
+
+
+def test_earlier_rounds_of_the_archive_page_come_a_page_at_a_time(
+    long_game, django_assert_num_queries
+):
+    client = Client()
+    url = reverse("league_session", args=[long_game.club.slug, long_game.pk])
+    with django_assert_num_queries(4):
+        # 1. the club; 2. the game with its last scored round; 3. its seats with the players;
+        # 4. the round scores of the rounds asked for.
+        fragment = _bounded(client.get(url, {"tot": 1302}, headers={"HX-Request": "true"}))
+    body = fragment.content.decode()
+    assert "<html" not in body
+    assert _sheet_rounds(body) == list(range(1273, 1303))
+    assert 'hx-get="?tot=1272"' in body
+    assert "HX-Request" in fragment["Vary"]
+
+    # Without htmx the same rows are a page of their own, with a way back to the later ones.
+    page = _bounded(client.get(url, {"tot": 1302}))
+    assert _sheet_rounds(page.content.decode()) == list(range(1273, 1303))
+    assert '<a href="?tot=1332#sheet">Latere rondes</a>' in page.content.decode()
+
+    first = _bounded(client.get(url, {"tot": 30}, headers={"HX-Request": "true"}))
+    assert _sheet_rounds(first.content.decode()) == list(range(1, 31))
+    assert "Eerdere rondes" not in first.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("tot", "shown"),
+    [
+        ("abc", (1303, 1332)),
+        ("", (1303, 1332)),
+        ("\x00", (1303, 1332)),
+        ("١٢", (1303, 1332)),  # digits, but not ASCII ones
+        ("99999", (1303, 1332)),
+        ("9" * 400, (1303, 1332)),
+        ("0", (1, 1)),
+        ("5", (1, 5)),
+    ],
+)
+def test_a_page_of_rounds_that_is_no_round_number_shows_the_nearest(long_game, tot, shown):
+    url = reverse("league_session", args=[long_game.club.slug, long_game.pk])
+    page = _bounded(Client().get(url, {"tot": tot}, headers={"HX-Request": "true"}))
+    rounds = _sheet_rounds(page.content.decode())
+    assert (rounds[0], rounds[-1]) == shown
