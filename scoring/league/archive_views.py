@@ -8,7 +8,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from django.core.paginator import Paginator
+from django.core.paginator import Page, Paginator
 from django.db.models import Exists, OuterRef, Prefetch, Subquery
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModified
 from django.shortcuts import get_object_or_404, redirect, render
@@ -37,6 +37,9 @@ ARCHIVE_PAGE_SIZE = 25
 # that a session of a thousand rounds is as light as one of ten.
 SHEET_ROUNDS_SHOWN = 30
 EVENING_POLL_SECONDS = 5
+# The tables of an evening on one page of the TV: a club night fits on it; a toernooi's day of a
+# hundred tables is paged, so that no poll carries them all.
+EVENING_TABLES_SHOWN = 24
 # The evenings a club can have played: other dates are a 404, and the page's previous/next
 # links never step outside Python's dates (0001-01-01 minus a day is an OverflowError).
 FIRST_EVENING = datetime.date(1900, 1, 1)
@@ -225,18 +228,21 @@ def evening_today(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_GET
 def evening(request: HtmxHttpRequest, slug: str, day: str) -> HttpResponse:
-    """Every table of one evening, for the TV at the bar; HTMX polls it.
+    """Every table of one evening, for the TV at the bar, ``EVENING_TABLES_SHOWN`` a page
+    (``?pagina=``: a toernooi's day has a hundred); HTMX polls the page shown.
 
-    Queries: 1. club; 2. the evening's sessions (their versions make the ETag: a poll while
-    nothing changed ends here with a 304); 3. the results with the players."""
+    Queries: 1. club; 2. the evening's sessions (the page's versions make the ETag: a poll
+    while nothing changed ends here with a 304); 3. the page's results with the players."""
     viewer = club_viewer(request, slug)
     date = _day(day)
     if date is None or not FIRST_EVENING <= date <= LAST_EVENING:
         raise Http404("not a date of an evening")
-    sessions = list(
+    evening_sessions = list(
         Session.objects.filter(club=viewer.club, played_on=date).order_by("table_label", "id")
     )
-    etag = _evening_etag(request, viewer, sessions)
+    page = Paginator(evening_sessions, EVENING_TABLES_SHOWN).get_page(request.GET.get("pagina"))
+    sessions = list(page.object_list)
+    etag = _evening_etag(request, viewer, sessions, page)
     if etag in _if_none_match(request):
         response = HttpResponseNotModified()
         response["ETag"] = etag
@@ -261,6 +267,7 @@ def evening(request: HtmxHttpRequest, slug: str, day: str) -> HttpResponse:
             "club": viewer.club,
             "date": date,
             "tables": tables,
+            "page": page,
             "poll_seconds": EVENING_POLL_SECONDS,
             "previous": date - ONE_DAY if date > FIRST_EVENING else None,
             "next": date + ONE_DAY if date < LAST_EVENING else None,
@@ -270,11 +277,14 @@ def evening(request: HtmxHttpRequest, slug: str, day: str) -> HttpResponse:
     return _evening_headers(response)
 
 
-def _evening_etag(request: HtmxHttpRequest, viewer: Viewer, sessions: list[Session]) -> str:
-    """Changes with every write to any table of the evening (each bumps its session's version),
+def _evening_etag(
+    request: HtmxHttpRequest, viewer: Viewer, sessions: list[Session], page: Page
+) -> str:
+    """Changes with every write to any table of the page (each bumps its session's version),
     a new table, the language, who looks, and page or fragment."""
     state = ",".join(f"{s.pk}:{s.version}:{s.status}" for s in sessions)
-    parts = [state, get_language() or "", str(viewer.member), str(bool(request.htmx))]
+    pages = f"{page.number}/{page.paginator.num_pages}/{page.paginator.count}"
+    parts = [state, pages, get_language() or "", str(viewer.member), str(bool(request.htmx))]
     digest = hashlib.sha256("|".join(parts).encode()).hexdigest()[:32]
     return f'"{digest}"'
 

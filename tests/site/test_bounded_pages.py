@@ -19,7 +19,7 @@ from django.test import Client
 from django.urls import reverse
 
 from scoring.engine.simulate import random_session
-from scoring.league.archive_views import SHEET_ROUNDS_SHOWN
+from scoring.league.archive_views import EVENING_TABLES_SHOWN, SHEET_ROUNDS_SHOWN
 from scoring.lei import services
 from scoring.lei.admin import AUDIT_SHOWN_CHARACTERS, ROUNDS_SHOWN, SESSIONS_LISTED
 from scoring.models import AuditEntry, Club, ClubMembership, Round, Session, Tournament
@@ -31,6 +31,10 @@ MAX_BODY = 200 * 1024  # bytes of any answer (as tests/site/test_hostile_input.p
 ROUNDS = 1332  # the longest game the probe found in production
 PLAYERS = 400  # the most a toernooi takes (scoring.toernooi.services.MAX_PLAYERS)
 EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
+
+# Every test here uses the database, so that it is set up for the module's fixtures, whichever
+# of the tests runs.
+pytestmark = pytest.mark.django_db
 
 
 def _throw_away(club: Club) -> None:
@@ -325,3 +329,31 @@ def test_a_page_of_rounds_that_is_no_round_number_shows_the_nearest(long_game, t
     page = _bounded(Client().get(url, {"tot": tot}, headers={"HX-Request": "true"}))
     rounds = _sheet_rounds(page.content.decode())
     assert (rounds[0], rounds[-1]) == shown
+
+
+def test_the_evening_of_a_toernooi_day_shows_its_tables_a_page_at_a_time(
+    big_toernooi, django_assert_num_queries
+):
+    client = Client()
+    url = reverse("league_evening", args=[big_toernooi.club.slug, big_toernooi.date.isoformat()])
+    with django_assert_num_queries(3):
+        # 1. the club; 2. the evening's games (the ETag); 3. the page's results with players.
+        first = _bounded(client.get(url))
+    body = first.content.decode()
+    assert body.count('class="sheet evening__table"') == EVENING_TABLES_SHOWN
+    assert f'hx-get="{url}"' in body
+    assert f"Tafels 1\N{EN DASH}{EVENING_TABLES_SHOWN} van {PLAYERS // 4}" in body
+    assert '<a href="?pagina=2">' in body
+
+    last_page = -(-PLAYERS // 4 // EVENING_TABLES_SHOWN)
+    with django_assert_num_queries(3):
+        last = _bounded(client.get(url, {"pagina": last_page}, headers={"HX-Request": "true"}))
+    body = last.content.decode()
+    assert body.count('class="sheet evening__table"') == PLAYERS // 4 % EVENING_TABLES_SHOWN
+    assert f'hx-get="{url}?pagina={last_page}"' in body
+    assert last["ETag"] != client.get(url, headers={"HX-Request": "true"})["ETag"]
+    for nonsense in ("abc", "\x00", "0", "9" * 400):
+        assert _bounded(client.get(url, {"pagina": nonsense})).context["page"].number in (
+            1,
+            last_page,
+        )
