@@ -25,6 +25,7 @@ from scoring.lei.admin import AUDIT_SHOWN_CHARACTERS, ROUNDS_SHOWN, SESSIONS_LIS
 from scoring.models import AuditEntry, Club, ClubMembership, Round, Session, Tournament
 from scoring.toernooi import services as tournaments
 from scoring.toernooi.admin import ENTRIES_SHOWN
+from scoring.toernooi.table_views import CARDS_PER_PAGE
 from tests.conftest import PEOPLE, make_club, make_session
 
 MAX_BODY = 200 * 1024  # bytes of any answer (as tests/site/test_hostile_input.py)
@@ -357,3 +358,24 @@ def test_the_evening_of_a_toernooi_day_shows_its_tables_a_page_at_a_time(
             1,
             last_page,
         )
+
+
+def test_the_table_cards_of_a_series_of_100_tables_are_printed_a_page_at_a_time(
+    toernooi_admin, big_toernooi
+):
+    url = reverse("tournament_table_cards", args=[big_toernooi.pk, 1])
+    first = _bounded(toernooi_admin.get(url))
+    body = first.content.decode()
+    assert body.count('class="table-card"') == CARDS_PER_PAGE
+    assert f"{PLAYERS // 4} tafels: print ze in delen." in body
+    assert '<a class="btn" href="?pagina=2">Tafels 25\N{EN DASH}48</a>' in body
+    assert '<a class="btn" href="?formaat=a5">' in body
+
+    last_page = -(-PLAYERS // 4 // CARDS_PER_PAGE)
+    last = _bounded(toernooi_admin.get(url, {"pagina": last_page, "formaat": "a5"}))
+    body = last.content.decode()
+    assert body.count('class="table-card"') == PLAYERS // 4 % CARDS_PER_PAGE
+    assert "Tafel 100</p>" in body
+    assert f'href="?pagina={last_page}&amp;formaat=a6"' in body
+    one = _bounded(toernooi_admin.get(url, {"tafel": 100}))
+    assert one.content.decode().count('class="table-card"') == 1
