@@ -7,11 +7,12 @@ import datetime
 import hashlib
 from dataclasses import dataclass
 
-from django.core.paginator import Paginator
-from django.db.models import Exists, OuterRef, Prefetch
+from django.core.paginator import Page, Paginator
+from django.db.models import Exists, OuterRef, Prefetch, Subquery
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
+from django.utils.cache import patch_vary_headers
 from django.utils.translation import get_language
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import condition, require_GET
@@ -31,7 +32,13 @@ from scoring.models import (
 from scoring.templatetags.lei import score_chart_tag
 
 ARCHIVE_PAGE_SIZE = 25
+# A game's page shows the last rounds of its sheet and the earlier ones a page at a time, so
+# that a session of a thousand rounds is as light as one of ten.
+SHEET_ROUNDS_SHOWN = 30
 EVENING_POLL_SECONDS = 5
+# The tables of an evening on one page of the TV: a club night fits on it; a toernooi's day of a
+# hundred tables is paged, so that no poll carries them all.
+EVENING_TABLES_SHOWN = 24
 # The evenings a club can have played: other dates are a 404, and the page's previous/next
 # links never step outside Python's dates (0001-01-01 minus a day is an OverflowError).
 FIRST_EVENING = datetime.date(1900, 1, 1)
@@ -123,63 +130,93 @@ class SheetRow:
     cells: list[RoundScore | None]
 
 
+def _until(value: str | None, last: int) -> int:
+    """The last round of the sheet's page asked for (``?tot=``), within the session's rounds;
+    the session's last round when none is asked for or the value is no round number."""
+    if value and value.isascii() and value.isdigit() and len(value) <= 5:
+        return min(max(int(value), 1), last)
+    return last
+
+
 @require_GET
 @access.requires(access.league_viewer)
-def session_page(request: HttpRequest, viewer: Viewer, session_id: int) -> HttpResponse:
-    """A session's lei, read-only. Queries: 1. club; 2. session; 3. its results with players;
-    4. seats (with players) and 5. round scores, for the sheet and the chart."""
-    session = get_object_or_404(
-        Session.objects.select_related("season"), pk=session_id, club=viewer.club
+def session_page(request: HtmxHttpRequest, viewer: Viewer, session_id: int) -> HttpResponse:
+    """A session's lei, read-only: its result, its chart and the last ``SHEET_ROUNDS_SHOWN``
+    rounds of the sheet; earlier rounds come a page at a time (``?tot=<round>``), for htmx as
+    the ``#rounds`` partial alone. Queries: 1. club; 2. session, with its last scored round;
+    3. seats with players; 4. the page's round scores; the whole page also 5. results with
+    players and 6. every round's totals, for the chart."""
+    last_scored = (
+        RoundScore.objects.filter(round__session=OuterRef("pk"), player__isnull=False)
+        .order_by("-round__number")
+        .values("round__number")[:1]
     )
+    session = get_object_or_404(
+        Session.objects.select_related("season").annotate(last_scored=Subquery(last_scored)),
+        pk=session_id,
+        club=viewer.club,
+    )
+    seats = list(session.seats.select_related("player").order_by("position"))
+    names = [viewer.name(seat.player.name, seat.player.public_initials) for seat in seats]
+    scored = RoundScore.objects.filter(round__session=session, player__isnull=False)
+    last = session.last_scored or 0
+    until = _until(request.GET.get("tot"), last)
+    first = max(until - SHEET_ROUNDS_SHOWN + 1, 1)
+    column = {seat.player_id: i for i, seat in enumerate(seats)}
+    sheet: dict[int, SheetRow] = {}
+    page = scored.filter(round__number__range=(first, until)).select_related("round")
+    for score in page.order_by("round__number", "id"):
+        row = sheet.setdefault(
+            score.round.number, SheetRow(score.round.number, [None] * len(seats))
+        )
+        row.cells[column[score.player_id]] = score
+    earlier = first - 1 if first > 1 else None
+    context = {
+        "viewer": viewer,
+        "club": viewer.club,
+        "session": session,
+        "names": names,
+        "seats": seats,
+        "sheet": [sheet[n] for n in sorted(sheet)],
+        "earlier": earlier,
+        "earlier_first": max((earlier or 0) - SHEET_ROUNDS_SHOWN + 1, 1),
+        "later": min(until + SHEET_ROUNDS_SHOWN, last) if until < last else None,
+    }
+    if request.htmx:
+        response = render(request, "scoring/league/session.html#rounds", context)
+        patch_vary_headers(response, ["HX-Request"])
+        return private_response(response)
     results = [
         (r, viewer.name(r.player.name, r.player.public_initials))
         for r in session.results.filter(player__isnull=False)
         .select_related("player")
         .order_by("place", "player__name")
     ]
-    seats = list(session.seats.select_related("player").order_by("position"))
-    scores = list(
-        RoundScore.objects.filter(round__session=session, player__isnull=False)
-        .select_related("round")
-        .order_by("round__number", "id")
-    )
-    column = {seat.player_id: i for i, seat in enumerate(seats)}
-    sheet: dict[int, SheetRow] = {}
-    for score in scores:
-        row = sheet.setdefault(
-            score.round.number, SheetRow(score.round.number, [None] * len(seats))
-        )
-        row.cells[column[score.player_id]] = score
     start = session.start or {}
     series: dict[str, list[int]] = {}
-    names = []
-    for seat in seats:
-        label = viewer.name(seat.player.name, seat.player.public_initials)
-        names.append(label)
+    for seat, name in zip(seats, names, strict=True):
+        label = name
         while label in series:
             label += "'"
         series[label] = [int(start.get(seat.player.name, 0))]
     labels = list(series)
-    for score in scores:
-        series[labels[column[score.player_id]]].append(score.total)
+    for player_id, total in scored.order_by("round__number", "id").values_list(
+        "player_id", "total"
+    ):
+        series[labels[column[player_id]]].append(total)
     chart = score_chart_tag(series, session.rules.get("max_points"))
-    return private_response(
-        render(
-            request,
-            "scoring/league/session.html",
-            {
-                "viewer": viewer,
-                "club": viewer.club,
-                "session": session,
-                "results": results,
-                "names": names,
-                "seats": seats,
-                "sheet": [sheet[n] for n in sorted(sheet)],
-                "chart": chart,
-                "viewer_link": viewer_link(session) if viewer.member else None,
-            },
-        )
+    response = render(
+        request,
+        "scoring/league/session.html",
+        {
+            **context,
+            "results": results,
+            "chart": chart,
+            "viewer_link": viewer_link(session) if viewer.member else None,
+        },
     )
+    patch_vary_headers(response, ["HX-Request"])
+    return private_response(response)
 
 
 @require_GET
@@ -188,29 +225,27 @@ def evening_today(request: HttpRequest, viewer: Viewer) -> HttpResponse:
     return redirect("league_evening", slug=viewer.club.slug, day=timezone.localdate().isoformat())
 
 
-def _evening_of(
-    request: HtmxHttpRequest, viewer: Viewer, day: str
-) -> tuple[datetime.date, list[Session]]:
-    """The club, the date and the evening's sessions, read once a request: for the ETag
-    (``condition``) and then for the page."""
+def _evening_of(request: HtmxHttpRequest, viewer: Viewer, day: str) -> tuple[datetime.date, Page]:
+    """The date and the page of the evening's sessions asked for (``?pagina=``), read once a
+    request: for the ETag (``condition``) and then for the page."""
     read = getattr(request, "_evening", None)
     if read is None:
         date = _day(day)
         if date is None or not FIRST_EVENING <= date <= LAST_EVENING:
             raise Http404("not a date of an evening")
-        sessions = list(
-            Session.objects.filter(club=viewer.club, played_on=date).order_by("table_label", "id")
-        )
-        read = request._evening = (date, sessions)
+        sessions = Session.objects.filter(club=viewer.club, played_on=date)
+        paginator = Paginator(list(sessions.order_by("table_label", "id")), EVENING_TABLES_SHOWN)
+        read = request._evening = (date, paginator.get_page(request.GET.get("pagina")))
     return read
 
 
 def _evening_etag(request: HtmxHttpRequest, viewer: Viewer, day: str) -> str:
-    """Changes with every write to any table of the evening (each bumps its session's version),
-    a new table, the language, who looks, and page or fragment."""
-    _date, sessions = _evening_of(request, viewer, day)
-    state = ",".join(f"{s.pk}:{s.version}:{s.status}" for s in sessions)
-    parts = [state, get_language() or "", str(viewer.member), str(bool(request.htmx))]
+    """Changes with every write to any table of the page shown (each bumps its session's
+    version), a new table, the language, who looks, and page or fragment."""
+    _date, page = _evening_of(request, viewer, day)
+    state = ",".join(f"{s.pk}:{s.version}:{s.status}" for s in page.object_list)
+    pages = f"{page.number}/{page.paginator.num_pages}/{page.paginator.count}"
+    parts = [state, pages, get_language() or "", str(viewer.member), str(bool(request.htmx))]
     return hashlib.sha256("|".join(parts).encode()).hexdigest()[:32]
 
 
@@ -220,13 +255,15 @@ def _evening_etag(request: HtmxHttpRequest, viewer: Viewer, day: str) -> str:
 @vary_on_headers("HX-Request", "Accept-Language", "Cookie")
 @condition(etag_func=_evening_etag)
 def evening(request: HtmxHttpRequest, viewer: Viewer, day: str) -> HttpResponse:
-    """Every table of one evening, for the TV at the bar; HTMX polls it. Its answers, the 304s
-    included, are private as ``scoring.http.private_response`` makes them (members see full
+    """Every table of one evening, for the TV at the bar, ``EVENING_TABLES_SHOWN`` a page
+    (``?pagina=``: a toernooi's day has a hundred); HTMX polls the page shown. Its answers, the
+    304s included, are private as ``scoring.http.private_response`` makes them (members see full
     names) and vary by fragment and language.
 
-    Queries: 1. club; 2. the evening's sessions (their versions make the ETag: a poll while
-    nothing changed ends here with a 304); 3. the results with the players."""
-    date, sessions = _evening_of(request, viewer, day)
+    Queries: 1. club; 2. the evening's sessions (the page's versions make the ETag: a poll
+    while nothing changed ends here with a 304); 3. the page's results with the players."""
+    date, page = _evening_of(request, viewer, day)
+    sessions = list(page.object_list)
     results = (
         SessionResult.objects.filter(session__in=sessions, player__isnull=False)
         .select_related("player")
@@ -247,6 +284,7 @@ def evening(request: HtmxHttpRequest, viewer: Viewer, day: str) -> HttpResponse:
             "club": viewer.club,
             "date": date,
             "tables": tables,
+            "page": page,
             "poll_seconds": EVENING_POLL_SECONDS,
             "previous": date - ONE_DAY if date > FIRST_EVENING else None,
             "next": date + ONE_DAY if date < LAST_EVENING else None,

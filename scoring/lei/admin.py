@@ -3,18 +3,20 @@ go through the engine (``scoring.lei.services``), never a hand-typed score."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.contrib import admin, messages
+from django.contrib.admin.options import IncorrectLookupParameters
 from django.core.exceptions import PermissionDenied
 from django.db.models import OuterRef, QuerySet, Subquery
 from django.db.models.functions import Coalesce
-from django.http import HttpRequest, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponseRedirect, JsonResponse
 from django.template.response import TemplateResponse
-from django.urls import reverse
+from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from scoring import writes
@@ -36,17 +38,47 @@ from scoring.models import (
     SessionResult,
 )
 
+# A session's page shows its last rounds; all of them are in the rounds' list, a page at a time,
+# so that a session of a thousand rounds opens as fast as one of ten.
+ROUNDS_SHOWN = 30
+# An audit entry's page shows this many characters of what it kept before and after; an import
+# keeps the whole session file, which is downloaded whole from the page.
+AUDIT_SHOWN_CHARACTERS = 10_000
+# The sessions a list of the audit log or of rounds offers to filter on: the latest ones (and
+# the one chosen); any other is found by its table in the search, or from its own page.
+SESSIONS_LISTED = 10
+
 
 class SeatInline(ReadOnlyTabularInline):
     model = Seat
     club_path = "session__club"
     fields = ["position", "player", "side"]
 
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        # Each row is titled by the seat's player: a join, not a query per row.
+        return super().get_queryset(request).select_related("player")
+
 
 class RoundInline(ReadOnlyTabularInline):
     model = Round
     club_path = "session__club"
     fields = ["number", "summary", "correct_link"]
+    verbose_name_plural = _("last rounds")
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        """The last ``ROUNDS_SHOWN`` rounds of the session; each row's title names the session
+        and its club, so they are joined."""
+        last = (
+            Round.objects.filter(session=OuterRef("session"))
+            .order_by("-number")
+            .values("number")[:1]
+        )
+        return (
+            super()
+            .get_queryset(request)
+            .filter(number__gt=Subquery(last) - ROUNDS_SHOWN)
+            .select_related("session__club")
+        )
 
     @admin.display(description=_("what happened"))
     def summary(self, round_: Round) -> str:
@@ -63,10 +95,45 @@ class SessionResultInline(ReadOnlyTabularInline):
     club_path = "session__club"
     fields = ["place", "player", "side", "total", "rounds_played", "rounds_won", "toepkoning"]
 
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        return super().get_queryset(request).select_related("session__club", "player")
+
 
 def round_summary(round_: Round) -> str:
     parts = [f"{event.get('type')} {event.get('player', '')}".strip() for event in round_.events]
     return ", ".join(parts) or "—"
+
+
+class SessionListFilter(admin.SimpleListFilter):
+    """The session of an audit entry or a round, offered from the latest ``SESSIONS_LISTED``
+    sessions in scope and the chosen one: one or two queries however many sessions a club has
+    played (Django's related filter lists them all, each looking up its club for its name).
+    The parameter is the one of Django's own filter, so links to ``?session__id__exact=`` keep
+    working."""
+
+    title = _("session")
+    parameter_name = "session__id__exact"
+
+    def _chosen(self) -> int | None:
+        value = self.value()
+        if value is None:
+            return None
+        if not (value.isascii() and value.isdigit() and len(value) <= 18):
+            # Django's answer to a filter it cannot read: the list again, with a warning.
+            raise IncorrectLookupParameters(value)
+        return int(value)
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin):
+        sessions = scope(request, Session.objects.select_related("club"), "club")
+        listed = list(sessions.order_by("-played_on", "-pk")[:SESSIONS_LISTED])
+        chosen = self._chosen()
+        if chosen is not None:
+            listed += [s for s in sessions.filter(pk=chosen) if s not in listed]
+        return [(str(s.pk), str(s)) for s in listed]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        chosen = self._chosen()
+        return queryset if chosen is None else queryset.filter(session_id=chosen)
 
 
 class WinnerFilter(admin.SimpleListFilter):
@@ -116,6 +183,7 @@ class SessionAdmin(ClubScopedAdmin):
         "scorer_link",
         "created_at",
         "updated_at",
+        "rounds_link",
         "audit_link",
     ]
     inlines = [SeatInline, RoundInline, SessionResultInline]
@@ -173,6 +241,25 @@ class SessionAdmin(ClubScopedAdmin):
         if not session.scorer_token:
             return gettext("revoked")
         return gettext("active (ends in …%(tail)s)") % {"tail": session.scorer_token[-4:]}
+
+    @admin.display(description=_("rounds"))
+    def rounds_link(self, session: Session) -> str:
+        """How many rounds; past ``ROUNDS_SHOWN``, the page shows the last ones and links to
+        all of them, a page at a time."""
+        if session.pk is None:
+            return "—"
+        count = session.rounds.count()
+        if count <= ROUNDS_SHOWN:
+            shown = ngettext("%(count)s round, all below.", "%(count)s rounds, all below.", count)
+            return shown % {"count": count}
+        return format_html(
+            '{} <a href="{}?session__id__exact={}">{}</a>',
+            gettext("%(count)s rounds; the last %(shown)s are below.")
+            % {"count": count, "shown": ROUNDS_SHOWN},
+            reverse("admin:scoring_round_changelist"),
+            session.pk,
+            gettext("All rounds, a page at a time"),
+        )
 
     @admin.display(description=_("audit log"))
     def audit_link(self, session: Session) -> str:
@@ -273,7 +360,7 @@ class RoundAdmin(ClubScopedAdmin):
     addable = False  # rounds are played at the table
     deletable = False  # a round is corrected, never cut out of the log
     list_display = ["__str__", "number", "summary"]
-    list_filter = [("session__club", admin.RelatedOnlyFieldListFilter)]
+    list_filter = [SessionListFilter, ("session__club", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["session__table_label"]
     list_select_related = ["session__club"]
 
@@ -387,7 +474,7 @@ class AuditEntryAdmin(ClubScopedAdmin):
     list_display = ["at", "action", "session", "round_number", "user", "by_scorer_token", "club"]
     list_filter = [
         "action",
-        ("session", admin.RelatedOnlyFieldListFilter),
+        SessionListFilter,
         ("user", admin.RelatedOnlyFieldListFilter),
         "by_scorer_token",
         ("club", admin.RelatedOnlyFieldListFilter),
@@ -395,6 +482,72 @@ class AuditEntryAdmin(ClubScopedAdmin):
     date_hierarchy = "at"
     search_fields = ["user__username", "session__table_label"]
     list_select_related = ["session__club", "user", "club"]
+    fields = [
+        "at",
+        "action",
+        "session",
+        "round_number",
+        "user",
+        "by_scorer_token",
+        "club",
+        "before_shown",
+        "after_shown",
+    ]
+    readonly_fields = ["before_shown", "after_shown"]
+
+    def get_urls(self):
+        download = path(
+            "<path:object_id>/file/",
+            self.admin_site.admin_view(self.file_view),
+            name="scoring_auditentry_file",
+        )
+        return [download, *super().get_urls()]
+
+    def file_view(self, request: HttpRequest, object_id: str) -> JsonResponse:
+        """The whole entry, what it kept before and after, as a JSON file."""
+        entry = self.object_or_404(request, object_id)
+        if not self.has_view_permission(request, entry):
+            raise PermissionDenied
+        response = JsonResponse(
+            {
+                "at": entry.at.isoformat(),
+                "action": entry.action,
+                "session": entry.session_id,
+                "round": entry.round_number,
+                "before": entry.before,
+                "after": entry.after,
+            },
+            json_dumps_params={"ensure_ascii": False, "indent": 1},
+        )
+        response["Content-Disposition"] = f'attachment; filename="audit-{entry.pk}.json"'
+        return response
+
+    @admin.display(description=_("before"))
+    def before_shown(self, entry: AuditEntry) -> str:
+        return self._shown(entry, entry.before)
+
+    @admin.display(description=_("after"))
+    def after_shown(self, entry: AuditEntry) -> str:
+        return self._shown(entry, entry.after)
+
+    def _shown(self, entry: AuditEntry, value: Any) -> str:
+        if value is None:
+            return "—"
+        text = json.dumps(value, ensure_ascii=False)
+        if len(text) <= AUDIT_SHOWN_CHARACTERS:
+            return text
+        more = len(text) - AUDIT_SHOWN_CHARACTERS
+        return format_html(
+            '{}… <a href="{}" download>{}</a>',
+            text[:AUDIT_SHOWN_CHARACTERS],
+            reverse("admin:scoring_auditentry_file", args=[entry.pk]),
+            ngettext(
+                "%(count)s character more: download the whole entry",
+                "%(count)s characters more: download the whole entry",
+                more,
+            )
+            % {"count": more},
+        )
 
 
 @admin.register(IdempotencyKey)

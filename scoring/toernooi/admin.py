@@ -5,17 +5,18 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin
-from django.db.models import Count, QuerySet
+from django.db.models import Count, OuterRef, Prefetch, QuerySet, Subquery
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from scoring.clubs.admin import ClubScopedAdmin, ReadOnlyTabularInline
 from scoring.models import (
     Season,
     Series,
+    TableSeat,
     Tournament,
     TournamentEntry,
     TournamentTable,
@@ -42,11 +43,33 @@ class TournamentForm(forms.ModelForm):
         return season
 
 
+# A toernooi's page shows the players who checked in last; all of them are in the list of
+# players, a page at a time, so that a toernooi of hundreds opens as fast as one of twelve.
+ENTRIES_SHOWN = 30
+
+
 class TournamentEntryInline(ReadOnlyTabularInline):
     model = TournamentEntry
     club_path = "tournament__club"
     parent_club_path = "club"
     fields = ["player", "from_series", "withdrawn_after", "checked_in_at"]
+    verbose_name_plural = _("laatst aangemeld")
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        """The ``ENTRIES_SHOWN`` players of the toernooi who checked in last, the latest
+        first; each row's title names the toernooi and the player, so they are joined."""
+        latest = (
+            TournamentEntry.objects.filter(tournament=OuterRef("tournament"))
+            .order_by("-checked_in_at", "-pk")
+            .values("pk")[:ENTRIES_SHOWN]
+        )
+        return (
+            super()
+            .get_queryset(request)
+            .filter(pk__in=Subquery(latest))
+            .select_related("tournament", "player")
+            .order_by("-checked_in_at", "-pk")
+        )
 
 
 class SeriesInline(ReadOnlyTabularInline):
@@ -55,6 +78,9 @@ class SeriesInline(ReadOnlyTabularInline):
     parent_club_path = "club"
     fields = ["number", "final", "state", "seed", "drawn_at"]
     show_change_link = True
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        return super().get_queryset(request).select_related("tournament")
 
 
 @admin.register(Tournament)
@@ -83,6 +109,7 @@ class TournamentAdmin(ClubScopedAdmin):
         "end_time",
         "table_size",
         "created_at",
+        "entries_link",
         "standings",
     ]
     inlines = [TournamentEntryInline, SeriesInline]
@@ -93,6 +120,29 @@ class TournamentAdmin(ClubScopedAdmin):
     @admin.display(description=_("deelnemers"), ordering="entries_count")
     def entries_count(self, tournament: Tournament) -> int:
         return tournament.entries_count
+
+    @admin.display(description=_("deelnemers"))
+    def entries_link(self, tournament: Tournament) -> str:
+        """How many players; past ``ENTRIES_SHOWN``, the page shows those who checked in last
+        and links to all of them, a page at a time."""
+        if tournament.pk is None:
+            return "—"
+        count = tournament.entries_count
+        if count <= ENTRIES_SHOWN:
+            shown = ngettext(
+                "%(count)s deelnemer, hieronder.",
+                "%(count)s deelnemers, allemaal hieronder.",
+                count,
+            )
+            return shown % {"count": count}
+        return format_html(
+            '{} <a href="{}?tournament__id__exact={}">{}</a>',
+            gettext("%(count)s deelnemers; hieronder de %(shown)s die het laatst aangemeld zijn.")
+            % {"count": count, "shown": ENTRIES_SHOWN},
+            reverse("admin:scoring_tournamententry_changelist"),
+            tournament.pk,
+            gettext("Alle deelnemers, een pagina per keer"),
+        )
 
     @admin.display(description=_("stand"))
     def standings(self, tournament: Tournament) -> str:
@@ -136,12 +186,19 @@ class TournamentTableInline(ReadOnlyTabularInline):
     fields = ["number", "players", "dealer", "session_link"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
-        return super().get_queryset(request).select_related("dealer", "session")
+        # Each row is titled by its series and toernooi and lists its players: joined and
+        # fetched at once, not a query per table.
+        seats = TableSeat.objects.select_related("player").order_by("position")
+        return (
+            super()
+            .get_queryset(request)
+            .select_related("series__tournament", "dealer", "session")
+            .prefetch_related(Prefetch("seats", queryset=seats))
+        )
 
     @admin.display(description=_("spelers"))
     def players(self, table: TournamentTable) -> str:
-        seats = table.seats.select_related("player").order_by("position")
-        return ", ".join(s.player.name for s in seats)
+        return ", ".join(s.player.name for s in table.seats.all())
 
     @admin.display(description=_("spel"))
     def session_link(self, table: TournamentTable) -> str:
@@ -163,3 +220,16 @@ class SeriesAdmin(ClubScopedAdmin):
     search_fields = ["tournament__name"]
     list_select_related = ["tournament__club"]
     inlines = [TournamentTableInline]
+
+
+@admin.register(TournamentEntry)
+class TournamentEntryAdmin(ClubScopedAdmin):
+    """The players of a toernooi, a page at a time (its own page shows the last ones checked
+    in); they check in and withdraw on the organiser's screens."""
+
+    club_path = "tournament__club"
+    read_only = True
+    list_display = ["player", "tournament", "from_series", "withdrawn_after", "checked_in_at"]
+    list_filter = [("tournament", admin.RelatedOnlyFieldListFilter)]
+    search_fields = ["player__name"]
+    list_select_related = ["player", "tournament"]

@@ -4,6 +4,7 @@ QR code, a paper lei, the final table and the prize list."""
 from __future__ import annotations
 
 from django.contrib import messages
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -30,6 +31,10 @@ from scoring.toernooi.views import (
     table_of,
 )
 from scoring.writes import ServiceError
+
+# The cards of a series printed at once: a QR code each takes time to draw and room on the page,
+# so a series of a hundred tables is printed in a few runs.
+CARDS_PER_PAGE = 24
 
 
 @require_POST
@@ -61,8 +66,9 @@ def table_finish(
 @require_GET
 @access.requires(access.organiser)
 def table_cards(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
-    """The printable table cards of a started series (all, or one with ``?tafel=n``): A6, or
-    A5 with ``?formaat=a5``. Each carries the QR code of its table's secret scorer link."""
+    """The printable table cards of a started series, ``CARDS_PER_PAGE`` a page (``?pagina=``),
+    or one with ``?tafel=n``: A6, or A5 with ``?formaat=a5``. Each carries the QR code of its
+    table's secret scorer link."""
     series = series_of(tournament, number)
     overview = tournament_selectors.series_overview(series)
     wanted = request.GET.get("tafel", "")
@@ -70,8 +76,13 @@ def table_cards(request: HttpRequest, tournament: Tournament, number: int) -> Ht
         overview = [s for s in overview if str(s.table.number) == wanted]
         if not overview:
             raise Http404("no such table")
+    page = Paginator(overview, CARDS_PER_PAGE).get_page(request.GET.get("pagina"))
+    pages = [
+        (n, (n - 1) * CARDS_PER_PAGE + 1, min(n * CARDS_PER_PAGE, len(overview)))
+        for n in page.paginator.page_range
+    ]
     cards = []
-    for status in overview:
+    for status in page.object_list:
         session = status.session
         url = qr = ""
         if session is not None and session.scorer_token:
@@ -88,6 +99,8 @@ def table_cards(request: HttpRequest, tournament: Tournament, number: int) -> Ht
             "tournament": tournament,
             "series": series,
             "cards": cards,
+            "page": page,
+            "pages": pages,
             "a5": request.GET.get("formaat") == "a5",
             "one": bool(wanted),
         },

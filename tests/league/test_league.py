@@ -618,8 +618,9 @@ def _count_queries(client, django_assert_num_queries, club, season, sessions):
     # A poll while nothing changed: 1 club, 2 the sessions; then 304.
     with django_assert_num_queries(2):
         assert client.get(url, headers={"If-None-Match": response["ETag"]}).status_code == 304
-    # 1 club, 2 session, 3 results, 4 seats, 5 round scores.
-    with django_assert_num_queries(5):
+    # 1 club, 2 session with its last scored round, 3 seats, 4 round scores of the last rounds
+    # of the sheet, 5 results, 6 every round's totals for the chart.
+    with django_assert_num_queries(6):
         page = client.get(reverse("league_session", args=[club.slug, sessions[0].pk]))
         assert page.status_code == 200
 
