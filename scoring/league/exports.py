@@ -18,9 +18,9 @@ from scoring.league import standings
 from scoring.lei.sessionfile import public_file
 from scoring.models import (
     RoundScore,
-    Seat,
     Session,
 )
+from scoring.names import public_names
 
 if TYPE_CHECKING:
     pass
@@ -162,20 +162,6 @@ def season_rounds_csv(request: HttpRequest, slug: str, season_id: int) -> HttpRe
     return response
 
 
-def _public_names(seats: Iterable[Seat]) -> dict[str, str]:
-    """Initials for the players who asked for them, made unique within the session."""
-    renames: dict[str, str] = {}
-    taken = {s.player.name for s in seats if not s.player.public_initials}
-    for seat in seats:
-        if seat.player.public_initials:
-            name = seat.player.initials or "?"
-            while name in taken:
-                name += "'"
-            taken.add(name)
-            renames[seat.player.name] = name
-    return renames
-
-
 @require_GET
 def session_export(request: HttpRequest, slug: str, session_id: int) -> HttpResponse:
     """The session as a ``toepen/1`` file (``Session.to_file``), for download."""
@@ -183,8 +169,8 @@ def session_export(request: HttpRequest, slug: str, session_id: int) -> HttpResp
     session = get_object_or_404(Session, pk=session_id, club=viewer.club)
     data = session.to_file()
     if not viewer.member:
-        seats = list(session.seats.select_related("player"))
-        renames = _public_names(seats)
+        seats = session.seats.select_related("player").order_by("position")
+        renames = public_names((s.player.name, s.player.public_initials) for s in seats)
         if renames:
             data = public_file(data, renames)
     response = HttpResponse(

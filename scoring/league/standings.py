@@ -38,6 +38,7 @@ from django.db.models import (
 )
 from django.utils.translation import gettext_lazy as _
 
+from scoring import names
 from scoring.models import Player, Season, Session, SessionResult
 
 
@@ -321,8 +322,9 @@ def results_over(
 
 
 def display_name(name: str, public_initials: bool, *, full: bool) -> str:
-    """The name as the viewer may see it: initials on public pages for who asked for that."""
-    return name if full else Player(name=name, public_initials=public_initials).public_name()
+    """The name as the viewer may see it: initials on public pages for who asked for that
+    (and for a guest the club has not confirmed: ``Player.public_initials`` is set for them)."""
+    return name if full or not public_initials else names.initials(name)
 
 
 @dataclass

@@ -265,6 +265,9 @@ def player_page(request: HttpRequest, slug: str, player_id: int) -> HttpResponse
     9. the player's latest sessions; 10-11. the chosen session's chart (seats, round scores)."""
     viewer = club_viewer(request, slug)
     player = get_object_or_404(Player, pk=player_id, club=viewer.club)
+    if not (player.confirmed or viewer.member):
+        # A guest a scorer link added has no public page until the club confirms them.
+        raise Http404("no such player")
     seasons = list(viewer.club.seasons.order_by("-starts_on"))
     season = _chosen(seasons, request.GET.get("seizoen"))
     season_id = season.pk if season and "seizoen" in request.GET else None

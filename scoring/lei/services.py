@@ -54,6 +54,7 @@ from scoring.models import (
     TournamentTable,
     new_scorer_token,
 )
+from scoring.names import name_key
 from scoring.writes import Actor, ServiceError, actor_of
 
 Action = AuditEntry.Action
@@ -63,16 +64,15 @@ def _canonical(club: Club, data: Mapping[str, Any]) -> tuple[dict[str, Any], dic
     """The file with every name spelled as the club's player, and those players by name."""
     players = club_players(club, all_names(data))
     if any(given != p.name for given, p in players.items()):
-        # "anne" may be written anywhere (events, dealer, start totals): all become "Anne".
-        data = rename_players(
-            data, _IgnoringCase({g.casefold(): p.name for g, p in players.items()})
-        )
+        # "anne  jansen" may be written anywhere (events, dealer, start totals): all become
+        # "Anne Jansen", names compared as everywhere (scoring/names.py).
+        data = rename_players(data, _AsCompared({name_key(g): p.name for g, p in players.items()}))
     return dict(data), {p.name: p for p in players.values()}
 
 
-class _IgnoringCase(dict):
+class _AsCompared(dict):
     def get(self, key: Any, default: Any = None) -> Any:
-        return super().get(key.casefold(), default) if isinstance(key, str) else default
+        return super().get(name_key(key), default) if isinstance(key, str) else default
 
 
 # --- creating sessions ---------------------------------------------------------------------
@@ -272,7 +272,7 @@ def session_set_presence(
         current = open_round(rounds)
         if current is not None and current.events:
             raise RoundStarted(current.number)
-        new_players = club_players(locked.club, list(join)) if join else {}
+        new_players = _joining(locked, join, actor)
         names = [p.name for p in new_players.values()]
         presence: dict[str, Any] = {"events": []}
         if absent:
@@ -298,6 +298,15 @@ def session_set_presence(
     return session_write(
         session, version=version, key=key, actor=actor, action=Action.PRESENCE, change=change
     )
+
+
+def _joining(session: Session, join: Sequence[str | Player] | None, actor: Any) -> dict:
+    """The club's players who sit down, by name; a scorer link's new guests are its game's
+    (``club_players``: not public until confirmed, a few per game)."""
+    if not join:
+        return {}
+    by_link = actor_of(actor).scorer_token
+    return club_players(session.club, list(join), link_game=session if by_link else None)
 
 
 def session_undo(*, session: Session, version: int, key: str, actor: Any = None) -> RecordOutcome:
@@ -353,7 +362,7 @@ def round_replace_events(
         if not 1 <= number <= len(rounds):
             raise UnknownRound(number)
         old = rounds[number - 1]
-        new_players = club_players(locked.club, list(join)) if join else {}
+        new_players = _joining(locked, join, actor)
         new = Round(
             events=list(events),
             absent=dict(old.absent if absent is None else absent),
