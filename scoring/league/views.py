@@ -21,7 +21,7 @@ from django.http import (
     HttpResponse,
 )
 from django.shortcuts import get_object_or_404, render
-from django.urls import NoReverseMatch, reverse
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import number_format
 from django.utils.html import conditional_escape, format_html
@@ -70,14 +70,9 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 def viewer_link(session: Session) -> str | None:
-    """The tablet's live read-only sheet of a session (the signed viewer link), when that page
-    exists. Only for members: the viewer shows every name in full."""
-    try:
-        # MODULE scoring.access access
-
-        return reverse("viewer", args=[access.viewer_token(session.pk)])
-    except (ImportError, AttributeError, NoReverseMatch):
-        return None
+    """The tablet's live read-only sheet of a session (the signed viewer link), when it has
+    one (a scorer may have turned it off)."""
+    return access.session_viewer_path(session)
 
 
 @require_GET

@@ -7,6 +7,7 @@ which locks, checks the version, replays with the engine, stores the projection 
 from __future__ import annotations
 
 import datetime
+import secrets
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -539,7 +540,8 @@ def _session_update(
         locked.version += 1
         locked.updated_at = timezone.now()
         locked.save(update_fields=[*fields, "version", "updated_at"])
-        redacted = {"scorer_token"}  # the secret itself stays out of the audit trail
+        # The secrets themselves stay out of the audit trail.
+        redacted = {"scorer_token", "viewer_key"}
         AuditEntry.objects.create(
             session=locked,
             club_id=locked.club_id,
@@ -615,6 +617,24 @@ def session_rotate_token(*, session: Session, actor: Any = None) -> Session:
 def session_revoke_token(*, session: Session, actor: Any = None) -> Session:
     return _session_update(
         session, actor=actor, action=Action.REVOKE_TOKEN, allowed=_any, scorer_token=None
+    )
+
+
+def session_renew_viewer_link(*, session: Session, actor: Any = None) -> Session:
+    """A new viewer link for the game (``access.viewer_token``); the old one answers 410."""
+    return _session_update(
+        session,
+        actor=actor,
+        action=Action.ROTATE_VIEWER,
+        allowed=_any,
+        viewer_key=secrets.token_urlsafe(12),
+    )
+
+
+def session_revoke_viewer_link(*, session: Session, actor: Any = None) -> Session:
+    """No viewer link for the game until it is renewed; the old one answers 410."""
+    return _session_update(
+        session, actor=actor, action=Action.REVOKE_VIEWER, allowed=_any, viewer_key=None
     )
 
 

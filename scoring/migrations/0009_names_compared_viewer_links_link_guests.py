@@ -15,6 +15,12 @@ def fill_name_keys(apps, schema_editor):
     Player.objects.bulk_update(players, ["name_key"], batch_size=1000)
 
 
+def forget_kept_viewer_sheets(apps, schema_editor):
+    """The viewers' kept sheets were drawn with every name in full: drawn again, with initials
+    where they were asked for, at the next poll."""
+    apps.get_model("scoring", "RenderedSheet").objects.all().delete()
+
+
 class Migration(migrations.Migration):
     dependencies = [
         ("scoring", "0008_audit_reopen"),
@@ -47,6 +53,7 @@ class Migration(migrations.Migration):
             ),
         ),
         migrations.RunPython(fill_name_keys, migrations.RunPython.noop, elidable=True),
+        migrations.RunPython(forget_kept_viewer_sheets, migrations.RunPython.noop, elidable=True),
         migrations.AddField(
             model_name="session",
             name="viewer_key",
