@@ -82,10 +82,13 @@ def club_players(
     for player in names:
         if isinstance(player, Player) and player.club_id != club.pk:
             raise PlayerNameClash(f"{player.name} is a player of another club")
-    found: dict[str, Player] = {}
+    # A player given is that player ("Nieuw spel, zelfde spelers" never makes a guest).
+    found = {k: n for n, k in zip(names, keys, strict=True) if isinstance(n, Player)}
+    typed = {k for n, k in zip(names, keys, strict=True) if not isinstance(n, Player)}
     # The oldest player of a key, should two have been stored before names were compared so.
-    for p in Player.objects.filter(club=club, name_key__in=set(keys)).order_by("-pk"):
-        found[p.name_key] = p
+    if typed:
+        for p in Player.objects.filter(club=club, name_key__in=typed).order_by("-pk"):
+            found[p.name_key] = p
     unknown = [n for n, k in zip(given, keys, strict=True) if k not in found]
     if unknown and link_game is not None:
         added = Player.objects.filter(added_in=link_game).count()
@@ -98,6 +101,15 @@ def club_players(
             player = found[key] = _guest(club, name, link_game)
         players[name] = player
     return players
+
+
+def players_joining(session: Session, join: Sequence[str | Player] | None, actor: Any) -> dict:
+    """The club's players who sit down at ``session``, by name; the new guests of a scorer
+    link are its game's (``club_players``: not public until confirmed, a few per game)."""
+    if not join:
+        return {}
+    by_link = actor_of(actor).scorer_token
+    return club_players(session.club, list(join), link_game=session if by_link else None)
 
 
 def _guest(club: Club, name: str, link_game: Session | None) -> Player:

@@ -345,6 +345,7 @@ class StandingRow:
     rank: int = 0
     tied: bool = False  # shares its rank with the row above or below
     decided_by: str | None = None  # the tie-breaker that put it below the row above
+    confirmed: bool = True  # a guest a scorer link added: no public player page yet
 
     @property
     def won_share(self) -> float | None:
@@ -408,7 +409,7 @@ def season_standings(season: Season) -> Standings:
     players = {
         p["id"]: p
         for p in Player.objects.filter(id__in=[a["pid"] for a in aggregates]).values(
-            "id", "name", "public_initials", "is_guest"
+            "id", "name", "public_initials", "is_guest", "confirmed"
         )
     }
     carried = _carried_over(season, {p["name"]: pid for pid, p in players.items()})
@@ -436,6 +437,7 @@ def season_standings(season: Season) -> Standings:
                 rounds_won=int(a["rounds_won"] or 0),
                 strafpunten=penalty,
                 form=form,
+                confirmed=player["confirmed"],
             )
         )
     _rank(

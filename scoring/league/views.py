@@ -189,6 +189,7 @@ def _standings_rows(viewer: Viewer, season: Season) -> SafeString:
             rounds_played=row.rounds_played,
             won=_percent(row.won_share),
             form=" ".join(f"{f.place}/{f.table_size}" for f in row.form),
+            linked=row.confirmed or viewer.member,
         )
         for row in table.rows
     ]
@@ -211,6 +212,7 @@ class StandingLine:
     rounds_played: int
     won: str
     form: str
+    linked: bool = True  # the player has a page this viewer may open
 
 
 def render_standings_rows(
@@ -223,8 +225,12 @@ def render_standings_rows(
     badge = format_html(' <span class="badge badge--toepkoning">{}</span>', toepkoning_title)
     parts = []
     for row in rows:
-        name = format_html(
-            '<a href="{}{}/?seizoen={}">{}</a>', players_url, row.player_id, season_id, row.name
+        name = (
+            format_html(
+                '<a href="{}{}/?seizoen={}">{}</a>', players_url, row.player_id, season_id, row.name
+            )
+            if row.linked
+            else esc(row.name)
         )
         if row.toepkoning_title:
             name += badge

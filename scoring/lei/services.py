@@ -15,7 +15,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from scoring.clubs.services import club_players
+from scoring.clubs.services import club_players, players_joining
 from scoring.engine import Refusal, Result, replay
 from scoring.lei.funnel import (
     Change,
@@ -273,7 +273,7 @@ def session_set_presence(
         current = open_round(rounds)
         if current is not None and current.events:
             raise RoundStarted(current.number)
-        new_players = _joining(locked, join, actor)
+        new_players = players_joining(locked, join, actor)
         names = [p.name for p in new_players.values()]
         presence: dict[str, Any] = {"events": []}
         if absent:
@@ -299,15 +299,6 @@ def session_set_presence(
     return session_write(
         session, version=version, key=key, actor=actor, action=Action.PRESENCE, change=change
     )
-
-
-def _joining(session: Session, join: Sequence[str | Player] | None, actor: Any) -> dict:
-    """The club's players who sit down, by name; a scorer link's new guests are its game's
-    (``club_players``: not public until confirmed, a few per game)."""
-    if not join:
-        return {}
-    by_link = actor_of(actor).scorer_token
-    return club_players(session.club, list(join), link_game=session if by_link else None)
 
 
 def session_undo(*, session: Session, version: int, key: str, actor: Any = None) -> RecordOutcome:
@@ -363,7 +354,7 @@ def round_replace_events(
         if not 1 <= number <= len(rounds):
             raise UnknownRound(number)
         old = rounds[number - 1]
-        new_players = _joining(locked, join, actor)
+        new_players = players_joining(locked, join, actor)
         new = Round(
             events=list(events),
             absent=dict(old.absent if absent is None else absent),
