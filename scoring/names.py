@@ -58,17 +58,21 @@ def initials(name: str) -> str:
 
 def public_names(players: Iterable[tuple[str, bool]]) -> dict[str, str]:
     """For one game's ``(name, shown by initials)`` players: the initials of those shown by
-    initials, made unique within the game with a prime ("A.J.", "A.J.'") and never equal to
-    the name of a player shown in full."""
+    initials, made unique within the game with a prime ("A.J.", "A.J.'") and never the same
+    name, as names are compared, as a player shown in full (the renamed game is replayed).
+
+    >>> public_names([("Anne Jansen", True), ("a.j.", False), ("Arie Jol", True)])
+    {'Anne Jansen': "A.J.'", 'Arie Jol': "A.J.''"}
+    """
     players = list(players)
-    taken = {name for name, hidden in players if not hidden}
+    taken = {name_key(name) for name, hidden in players if not hidden}
     renames: dict[str, str] = {}
     for name, hidden in players:
         if hidden and name not in renames:
             shown = initials(name) or "?"
-            while shown in taken:
+            while name_key(shown) in taken:
                 shown += "'"
-            taken.add(shown)
+            taken.add(name_key(shown))
             renames[name] = shown
     return renames
 
