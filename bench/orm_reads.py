@@ -88,20 +88,20 @@ def keep_sheet(session_id: int, variant: str, version: int, gzipped: bytes) -> N
         )
 
 
-def poll(pk: int, variant: str, seen: int) -> tuple[int, bytes | None] | None:
-    """A viewer's poll, one query: the session's version, and the sheet kept for that version
-    (``variant``: language and TV mode; compressed) unless the asker has ``seen`` it already.
-    None: no such session."""
+def poll(pk: int, variant: str, seen: int) -> tuple[int, bytes | None, str | None] | None:
+    """A viewer's poll, one query: the session's version, the sheet kept for that version
+    (``variant``: language, TV mode and audience; compressed) unless the asker has ``seen`` it
+    already, and the viewer link's key. None: no such session."""
     kept = RenderedSheet.objects.filter(
         session=OuterRef("pk"), variant=variant, version=OuterRef("version")
     )
     row = (
         Session.objects.filter(pk=pk)
         .annotate(kept=Subquery(kept.values("gzipped")[:1]))
-        .values_list("version", "kept")
+        .values_list("version", "kept", "viewer_key")
         .first()
     )
     if row is None:
         return None
-    version, sheet = row
-    return version, None if sheet is None or version == seen else bytes(sheet)
+    version, sheet, key = row
+    return version, None if sheet is None or version == seen else bytes(sheet), key

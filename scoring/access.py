@@ -18,8 +18,11 @@ The roles:
   or renewed link stops working at once.
 - A **league viewer** of a club is anyone when the club publishes its standings, else only a
   member or a player of the club with an account; those see every name in full.
-- A viewer link ``/kijk/<signed>/`` is the session id signed with a salt: unguessable, needs no
-  database field, and is read-only. Whoever holds it may watch.
+- A viewer link ``/kijk/<signed>/`` is the session id signed with a salt and the session's
+  ``viewer_key``: unguessable and read-only; whoever holds it may watch. A scorer or a club
+  admin renews it (a new key) or revokes it (no key): the old link then answers 410. It shows
+  names as the league pages do: initials for the players who asked for them, every name in
+  full for the club's members.
 
 Someone who may not gets a 404, the answer for what does not exist, so that nothing of another
 club can be probed; nobody logged in is sent to log in (a POST to a page that names its reason
@@ -46,6 +49,7 @@ from django.http import (
     HttpResponse,
     HttpResponseForbidden,
 )
+from django.urls import reverse
 from django.utils.translation import gettext
 
 from scoring.league import standings
@@ -263,31 +267,69 @@ def requires(role: Callable[..., object]) -> Callable[[View], View]:
 # --- the links -----------------------------------------------------------------------------------
 
 
-def viewer_token(session_id: int) -> str:
-    return signing.dumps(session_id, salt=VIEWER_SALT)
+def viewer_token(session_id: int, key: str = "") -> str:
+    """The signed part of a session's viewer link; ``key`` is its ``Session.viewer_key``. The
+    first link ("") signs the id alone, as every link did before links could be renewed."""
+    return signing.dumps([session_id, key] if key else session_id, salt=VIEWER_SALT)
 
 
-def session_id_from_viewer_token(token: str) -> int:
+def session_viewer_path(session: Session) -> str | None:
+    """The viewer link's path of ``session``; None when its link is revoked."""
+    if session.viewer_key is None:
+        return None
+    return reverse("viewer", args=[viewer_token(session.pk, session.viewer_key)])
+
+
+def viewer_link(token: str) -> tuple[int, str]:
+    """The session id and key a viewer link was signed with; a 404 for a link never made."""
     try:
-        return _signed_session_id(token)
+        return _signed_link(token)
     except signing.BadSignature:
         raise Http404("no such viewer link") from None
 
 
 # Every poll of every phone sends its link again. A link that checked out once stays good for
 # as long as the secret key, so the good ones are remembered; a bad one raises and is not.
+# (Whether the link was renewed or revoked since is the session's, asked on every poll.)
 @functools.lru_cache(maxsize=4096)
-def _signed_session_id(token: str) -> int:
+def _signed_link(token: str) -> tuple[int, str]:
     value = signing.loads(token, salt=VIEWER_SALT)
-    if not isinstance(value, int):
-        raise signing.BadSignature("a viewer link holds a session id")
-    return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value, ""
+    if (
+        isinstance(value, list)
+        and len(value) == 2
+        and isinstance(value[0], int)
+        and isinstance(value[1], str)
+    ):
+        return value[0], value[1]
+    raise signing.BadSignature("a viewer link holds a session id and its key")
 
 
 @receiver(setting_changed)
 def _forget_checked_links(*, setting: str, **kwargs: object) -> None:
     if setting in ("SECRET_KEY", "SECRET_KEY_FALLBACKS"):
-        _signed_session_id.cache_clear()
+        _signed_link.cache_clear()
+
+
+def sees_full_names(request: HttpRequest, session_id: int) -> bool:
+    """Whether the one asking sees the session's every name in full on its viewer link: a
+    member of its club (or the club's player with this login) or a superuser, as on the league
+    pages (``league_viewer``). One query for a logged-in user, none for anybody else."""
+    user = request.user
+    if not user.is_authenticated:
+        return False
+    if user.is_superuser:
+        return True
+    club = OuterRef("club")
+    return (
+        Session.objects.filter(pk=session_id)
+        .filter(
+            Exists(ClubMembership.objects.filter(club=club, user=user))
+            | Exists(Player.objects.filter(club=club, user=user))
+        )
+        .exists()
+    )
 
 
 def grant_scorer_link(request: HttpRequest, session: Session) -> None:

@@ -266,12 +266,12 @@ class ClubMembershipAdmin(ClubScopedAdmin):
 @admin.register(Player)
 class PlayerAdmin(ClubScopedAdmin):
     form = PlayerForm
-    list_display = ["name", "club", "is_guest", "sessions_played", "user"]
+    list_display = ["name", "club", "is_guest", "confirmed", "sessions_played", "user"]
     ordering = ["name", "pk"]
-    list_filter = ["is_guest", ("club", admin.RelatedOnlyFieldListFilter)]
+    list_filter = ["is_guest", "confirmed", ("club", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["name"]
     list_select_related = ["club", "user"]
-    actions = ["merge_players"]
+    actions = ["merge_players", "confirm_guests"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return super().get_queryset(request).annotate(sessions_played=Count("seats"))
@@ -288,6 +288,15 @@ class PlayerAdmin(ClubScopedAdmin):
             obj.name = form.initial["name"]
             club_services.player_rename(player=obj, name=new_name, actor=request.user)
         super().save_model(request, obj, form, change)
+
+    @admin.action(description=_("Confirm the selected guests"), permissions=["change"])
+    def confirm_guests(self, request: HttpRequest, queryset: QuerySet) -> None:
+        """Guests a scorer link added are not public until a member of the club confirms
+        them (``club_services.guests_confirm``)."""
+        count = club_services.guests_confirm(players=queryset, actor=request.user)
+        self.message_user(
+            request, gettext("Guests confirmed: %(count)s.") % {"count": count}, messages.SUCCESS
+        )
 
     @admin.action(description=_("Merge two players into one"), permissions=["change"])
     def merge_players(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:

@@ -14,6 +14,7 @@ from scoring.engine.bounds import MAX_EVENTS
 from scoring.league.standings import InvalidRanking, Ranking
 from scoring.lei.admin_forms import BaseEventFormSet, EventForm, refusal_message
 from scoring.models import Club, ClubMembership, Player, Season
+from scoring.names import name_key, tidy
 
 
 class UsernameField(forms.ModelChoiceField):
@@ -62,7 +63,26 @@ class PlayerForm(_UsernameInitialMixin, forms.ModelForm):
 
     class Meta:
         model = Player
-        fields = ["club", "name", "is_guest", "public_initials", "user"]
+        fields = ["club", "name", "is_guest", "public_initials", "confirmed", "user"]
+
+    def clean_name(self) -> str:
+        return tidy(self.cleaned_data.get("name") or "")
+
+    def clean(self) -> dict[str, Any]:
+        """A name is the club's only one as names are compared at the table (scoring/names.py):
+        "anne  vos" is Anne Vos, and would be found as her."""
+        data = super().clean()
+        club = data.get("club")
+        club_id = club.pk if club is not None else self.instance.club_id  # read-only: its own
+        name = data.get("name")
+        if club_id is not None and name:
+            others = Player.objects.filter(club_id=club_id, name_key=name_key(name))
+            if others.exclude(pk=self.instance.pk).exists():
+                self.add_error(
+                    "name",
+                    _("The club has a player of this name already (as the lei compares names)."),
+                )
+        return data
 
 
 class ClubForm(forms.ModelForm):

@@ -43,6 +43,7 @@ def club_to_file(club: Club) -> dict[str, Any]:
                 "name": p.name,
                 "is_guest": p.is_guest,
                 "public_initials": p.public_initials,
+                "confirmed": p.confirmed,
                 "user": username(p.user),
             }
             for p in club.players.select_related("user").order_by("name", "pk")

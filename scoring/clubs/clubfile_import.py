@@ -10,6 +10,7 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 
+from scoring import names
 from scoring.engine import Refusal, replay
 from scoring.lei.services import Action, must_be_storable, session_create
 from scoring.lei.sessionfile import (
@@ -87,8 +88,12 @@ def club_import(*, data: Mapping[str, Any], slug: str | None = None) -> Club:
                 Player(
                     club=club,
                     name=p["name"],
+                    name_key=names.name_key(p["name"]),
                     is_guest=bool(p.get("is_guest", False)),
-                    public_initials=bool(p.get("public_initials", False)),
+                    # A guest the club has not confirmed is shown by initials (models/clubs.py).
+                    public_initials=bool(p.get("public_initials", False))
+                    or not p.get("confirmed", True),
+                    confirmed=bool(p.get("confirmed", True)),
                     user=users.get(p.get("user")),
                 )
                 for p in data.get("players", [])

@@ -29,6 +29,7 @@ from scoring.models import (
     TournamentEntry,
     TournamentTable,
 )
+from scoring.names import name_key, tidy
 from scoring.writes import ServiceError, actor_of
 
 Action = AuditEntry.Action
@@ -42,50 +43,117 @@ class MergeRefused(ServiceError):
     pass
 
 
-def club_players(club: Club, names: Sequence[str | Player]) -> dict[str, Player]:
-    """Map each name (or Player) to the club's player of that name ignoring case, creating
-    the unknown ones as guests. Keys are the names as given."""
+# A scorer link (a pub tablet without an account) adds at most this many guests to its game:
+# enough for the table's latecomers, too few to fill the club with names.
+MAX_LINK_GUESTS = 4
+
+
+class TooManyGuests(ServiceError):
+    def __init__(self) -> None:
+        super().__init__(
+            f"a scorer link adds at most {MAX_LINK_GUESTS} guests to its game: "
+            "a member of the club adds more"
+        )
+
+
+def club_players(
+    club: Club, names: Sequence[str | Player], *, link_game: Session | None = None
+) -> dict[str, Player]:
+    """Map each name (or Player) to the club's player of that name, names compared as
+    everywhere (``scoring.names.name_key``: case, spaces, Unicode's forms), creating the
+    unknown ones as guests, their names stored tidied. Keys are the names as given.
+
+    With ``link_game`` the names were typed on that game's scorer link: a new guest is not
+    public until a member of the club confirms them (initials, no player page), and the link
+    adds at most ``MAX_LINK_GUESTS`` to its game (``TooManyGuests``)."""
     given = [n.name if isinstance(n, Player) else n for n in names]
-    if not all(isinstance(n, str) and n.strip() for n in given):
+    if not all(isinstance(n, str) and tidy(n) for n in given):
         raise PlayerNameClash("every player needs a name")
     longest = Player._meta.get_field("name").max_length
     for n in given:
-        if len(n.strip()) > longest:
+        if len(tidy(n)) > longest:
             raise PlayerNameClash(f"{n[:20]}… is a name longer than {longest} characters")
         if "\x00" in n:
             raise PlayerNameClash("a name cannot hold a NUL character")
-    folded = [n.casefold() for n in given]
-    if len(set(folded)) != len(folded):
-        twice = next(n for n in given if folded.count(n.casefold()) > 1)
-        raise PlayerNameClash(f"{twice} is named twice (names are the same ignoring case)")
+    keys = [name_key(n) for n in given]
+    if len(set(keys)) != len(keys):
+        twice = next(n for n, k in zip(given, keys, strict=True) if keys.count(k) > 1)
+        raise PlayerNameClash(f"{tidy(twice)} is named twice (names are the same ignoring case)")
     for player in names:
         if isinstance(player, Player) and player.club_id != club.pk:
             raise PlayerNameClash(f"{player.name} is a player of another club")
-    found = {
-        p.name.casefold(): p
-        for p in Player.objects.filter(club=club)
-        .annotate(lower_name=Lower("name"))
-        # Lowered by the database, as its unique index does (SQLite folds ASCII letters only).
-        .filter(lower_name__in=[Lower(Value(n)) for n in given])
-    }
+    # A player given is that player ("Nieuw spel, zelfde spelers" never makes a guest).
+    found = {k: n for n, k in zip(names, keys, strict=True) if isinstance(n, Player)}
+    typed = {k for n, k in zip(names, keys, strict=True) if not isinstance(n, Player)}
+    # The oldest player of a key, should two have been stored before names were compared so.
+    if typed:
+        for p in Player.objects.filter(club=club, name_key__in=typed).order_by("-pk"):
+            found[p.name_key] = p
+    unknown = [n for n, k in zip(given, keys, strict=True) if k not in found]
+    if unknown and link_game is not None:
+        added = Player.objects.filter(added_in=link_game).count()
+        if added + len(unknown) > MAX_LINK_GUESTS:
+            raise TooManyGuests()
     players: dict[str, Player] = {}
-    for name in given:
-        player = found.get(name.casefold())
+    for name, key in zip(given, keys, strict=True):
+        player = found.get(key)
         if player is None:
-            player = _guest(club, name)
+            player = found[key] = _guest(club, name, link_game)
         players[name] = player
     return players
 
 
-def _guest(club: Club, name: str) -> Player:
-    name = name.strip()
+def players_joining(session: Session, join: Sequence[str | Player] | None, actor: Any) -> dict:
+    """The club's players who sit down at ``session``, by name; the new guests of a scorer
+    link are its game's (``club_players``: not public until confirmed, a few per game)."""
+    if not join:
+        return {}
+    by_link = actor_of(actor).scorer_token
+    return club_players(session.club, list(join), link_game=session if by_link else None)
+
+
+def _guest(club: Club, name: str, link_game: Session | None) -> Player:
+    name = tidy(name)
+    by_link = link_game is not None
     try:
         with transaction.atomic():
-            return Player.objects.create(club=club, name=name, is_guest=True)
+            return Player.objects.create(
+                club=club,
+                name=name,
+                is_guest=True,
+                confirmed=not by_link,
+                public_initials=by_link,
+                added_in=link_game,
+            )
     except IntegrityError:  # someone else sat the same new guest down a moment ago
-        return Player.objects.annotate(lower_name=Lower("name")).get(
-            club=club, lower_name=Lower(Value(name))
+        same = Player.objects.filter(club=club).order_by("pk")
+        player = (
+            same.filter(name_key=name_key(name)).first()
+            # A name changed without save() (a queryset's update) has an old key: by the
+            # database's unique index itself then.
+            or same.annotate(lower_name=Lower("name")).filter(lower_name=Lower(Value(name))).first()
         )
+        if player is None:
+            raise PlayerNameClash(f"the club has a player called {name} already") from None
+        return player
+
+
+def guests_confirm(*, players: QuerySet[Player], actor: Any = None) -> int:
+    """A member of the club confirms guests a scorer link added: from now on they are public
+    like any guest (their initials stay until someone unticks them). How many were confirmed."""
+    actor = actor_of(actor)
+    with transaction.atomic():
+        waiting = list(players.filter(confirmed=False).select_for_update())
+        for club_id in sorted({p.club_id for p in waiting}):
+            AuditEntry.objects.create(
+                club_id=club_id,
+                user=actor.user,
+                by_scorer_token=actor.scorer_token,
+                action=Action.CONFIRM,
+                after={"players": sorted(p.name for p in waiting if p.club_id == club_id)},
+            )
+        Player.objects.filter(pk__in=[p.pk for p in waiting]).update(confirmed=True)
+    return len(waiting)
 
 
 def player_merge(*, keep: Player, remove: Player, actor: Any = None) -> Player:
@@ -138,14 +206,12 @@ def player_rename(*, player: Player, name: str, actor: Any = None) -> Player:
     """Give a player another name, also in the events of every session they sat in (a name
     is how a session's events point at a player, so it cannot change in one place only)."""
     actor = actor_of(actor)
-    name = name.strip()
+    name = tidy(name)
     if not name:
         raise PlayerNameClash("every player needs a name")
     with transaction.atomic():
-        clash = (
-            Player.objects.annotate(lower_name=Lower("name"))
-            .filter(club_id=player.club_id, lower_name=Lower(Value(name)))
-            .exclude(pk=player.pk)
+        clash = Player.objects.filter(club_id=player.club_id, name_key=name_key(name)).exclude(
+            pk=player.pk
         )
         if clash.exists():
             raise PlayerNameClash(f"the club has a player called {name} already")

@@ -21,9 +21,9 @@ from scoring.league.views import season_of
 from scoring.lei.sessionfile import public_file
 from scoring.models import (
     RoundScore,
-    Seat,
     Session,
 )
+from scoring.names import public_names
 
 # A spreadsheet runs a cell that starts with one of these as a formula (OWASP, "CSV
 # injection"): a player named "=HYPERLINK(…)" must open as the text it is.
@@ -159,20 +159,6 @@ def season_rounds_csv(request: HttpRequest, viewer: Viewer, season_id: int) -> H
     return response
 
 
-def _public_names(seats: Iterable[Seat]) -> dict[str, str]:
-    """Initials for the players who asked for them, made unique within the session."""
-    renames: dict[str, str] = {}
-    taken = {s.player.name for s in seats if not s.player.public_initials}
-    for seat in seats:
-        if seat.player.public_initials:
-            name = seat.player.initials or "?"
-            while name in taken:
-                name += "'"
-            taken.add(name)
-            renames[seat.player.name] = name
-    return renames
-
-
 @require_GET
 @access.requires(access.league_viewer)
 def session_export(request: HttpRequest, viewer: Viewer, session_id: int) -> HttpResponse:
@@ -180,8 +166,8 @@ def session_export(request: HttpRequest, viewer: Viewer, session_id: int) -> Htt
     session = get_object_or_404(Session, pk=session_id, club=viewer.club)
     data = session.to_file()
     if not viewer.member:
-        seats = list(session.seats.select_related("player"))
-        renames = _public_names(seats)
+        seats = session.seats.select_related("player").order_by("position")
+        renames = public_names((s.player.name, s.player.public_initials) for s in seats)
         if renames:
             data = public_file(data, renames)
     response = HttpResponse(

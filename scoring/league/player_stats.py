@@ -206,6 +206,7 @@ class Opponent:
     sessions: int
     higher: int  # sessions in which the player finished above this opponent
     lower: int  # … and below
+    confirmed: bool = True  # a guest a scorer link added: no public page yet
 
     def display_name(self, *, full: bool) -> str:
         return display_name(self.name, self.public_initials, full=full)
@@ -221,7 +222,7 @@ def opponents(*, club_id: int, player_id: int, season_id: int | None = None) -> 
     rows = (
         theirs.exclude(player_id=player_id)
         .annotate(my_place=Subquery(my_place))
-        .values("player_id", "player__name", "player__public_initials")
+        .values("player_id", "player__name", "player__public_initials", "player__confirmed")
         .annotate(
             together=Count("id"),
             higher=Count("id", filter=Q(my_place__lt=F("place"))),
@@ -237,6 +238,7 @@ def opponents(*, club_id: int, player_id: int, season_id: int | None = None) -> 
             sessions=r["together"],
             higher=r["higher"],
             lower=r["lower"],
+            confirmed=r["player__confirmed"],
         )
         for r in rows
     ]

@@ -38,6 +38,7 @@ from django.db.models import (
 )
 from django.utils.translation import gettext_lazy as _
 
+from scoring import names
 from scoring.models import Player, Season, Session, SessionResult
 
 
@@ -321,8 +322,9 @@ def results_over(
 
 
 def display_name(name: str, public_initials: bool, *, full: bool) -> str:
-    """The name as the viewer may see it: initials on public pages for who asked for that."""
-    return name if full else Player(name=name, public_initials=public_initials).public_name()
+    """The name as the viewer may see it: initials on public pages for who asked for that
+    (and for a guest the club has not confirmed: ``Player.public_initials`` is set for them)."""
+    return name if full or not public_initials else names.initials(name)
 
 
 @dataclass
@@ -343,6 +345,7 @@ class StandingRow:
     rank: int = 0
     tied: bool = False  # shares its rank with the row above or below
     decided_by: str | None = None  # the tie-breaker that put it below the row above
+    confirmed: bool = True  # a guest a scorer link added: no public player page yet
 
     @property
     def won_share(self) -> float | None:
@@ -406,7 +409,7 @@ def season_standings(season: Season) -> Standings:
     players = {
         p["id"]: p
         for p in Player.objects.filter(id__in=[a["pid"] for a in aggregates]).values(
-            "id", "name", "public_initials", "is_guest"
+            "id", "name", "public_initials", "is_guest", "confirmed"
         )
     }
     carried = _carried_over(season, {p["name"]: pid for pid, p in players.items()})
@@ -434,6 +437,7 @@ def season_standings(season: Season) -> Standings:
                 rounds_won=int(a["rounds_won"] or 0),
                 strafpunten=penalty,
                 form=form,
+                confirmed=player["confirmed"],
             )
         )
     _rank(

@@ -6,8 +6,8 @@ Nothing invalidates a copy: the key is read from the data on every request, so a
 makes a new key. It is made of the season's finished strafpunten sessions (their count, the
 sums of their ids and versions, the latest ``updated_at``: every write of ``scoring.lei.services``
 bumps a session's version, and the admin stamps ``updated_at``), the club's players shown by
-initials, the ranking settings, the club's slug, the variant (language and audience) and
-``RELEASE``.
+initials (and whether each is confirmed), the ranking settings, the club's slug, the variant
+(language and audience) and ``RELEASE``.
 """
 
 from __future__ import annotations
@@ -70,7 +70,8 @@ def key(season: Season, *, club: Club, variant: str) -> str:
         season.finished_ids,
         season.finished_versions,
         season.finished_latest,
-        list(initials.values_list("pk", flat=True)),
+        # With whether each is confirmed: a guest a scorer link added has no public page yet.
+        list(initials.values_list("pk", "confirmed")),
         season.ranking,
         club.slug,
         variant,

@@ -68,10 +68,10 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "scoring/home.html", context)
 
 
-def viewer_link(session: Session) -> str:
-    """The tablet's live read-only sheet of a session (the signed viewer link). Only for
-    members: the viewer shows every name in full."""
-    return reverse("viewer", args=[access.viewer_token(session.pk)])
+def viewer_link(session: Session) -> str | None:
+    """The tablet's live read-only sheet of a session (the signed viewer link), when it has
+    one (a scorer may have turned it off)."""
+    return access.session_viewer_path(session)
 
 
 @require_GET
@@ -181,6 +181,7 @@ def _standings_rows(viewer: Viewer, season: Season) -> SafeString:
             ),
             "won": _percent(row.won_share),
             "form": " ".join(f"{f.place}/{f.table_size}" for f in row.form),
+            "linked": row.confirmed or viewer.member,  # an unconfirmed guest has no public page
         }
         for row in table.rows
     ]
@@ -200,6 +201,9 @@ def player_page(request: HttpRequest, viewer: Viewer, player_id: int) -> HttpRes
     round scores, longest run); 7. league points through the season; 8. head-to-head;
     9. the player's latest sessions; 10-11. the chosen session's chart (seats, round scores)."""
     player = get_object_or_404(Player, pk=player_id, club=viewer.club)
+    if not (player.confirmed or viewer.member):
+        # A guest a scorer link added has no public page until the club confirms them.
+        raise Http404("no such player")
     seasons = list(viewer.club.seasons.order_by("-starts_on"))
     season = _chosen(seasons, request.GET.get("seizoen"))
     season_id = season.pk if season and "seizoen" in request.GET else None

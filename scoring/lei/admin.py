@@ -19,7 +19,7 @@ from django.utils.html import format_html
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from scoring import writes
+from scoring import access, writes
 from scoring.clubs.admin import ClubScopedAdmin, ReadOnlyTabularInline, scope, service_error_message
 from scoring.clubs.admin_forms import (
     EventFormSet,
@@ -181,6 +181,7 @@ class SessionAdmin(ClubScopedAdmin):
         "status",
         "version",
         "scorer_link",
+        "viewer_link",
         "created_at",
         "updated_at",
         "rounds_link",
@@ -194,6 +195,8 @@ class SessionAdmin(ClubScopedAdmin):
         "unlock_sessions",
         "rotate_scorer_tokens",
         "revoke_scorer_tokens",
+        "renew_viewer_links",
+        "revoke_viewer_links",
     ]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
@@ -260,6 +263,13 @@ class SessionAdmin(ClubScopedAdmin):
             session.pk,
             gettext("All rounds, a page at a time"),
         )
+
+    @admin.display(description=_("viewer link"))
+    def viewer_link(self, session: Session) -> str:
+        path = access.session_viewer_path(session)
+        if path is None:
+            return gettext("revoked")
+        return format_html('<a href="{}">{}</a>', path, gettext("Watch the lei"))
 
     @admin.display(description=_("audit log"))
     def audit_link(self, session: Session) -> str:
@@ -346,6 +356,24 @@ class SessionAdmin(ClubScopedAdmin):
             queryset,
             lambda s: services.session_revoke_token(session=s, actor=request.user),
             gettext("Scorer links revoked: %(count)s."),
+        )
+
+    @admin.action(description=_("Renew the viewer link"), permissions=["change"])
+    def renew_viewer_links(self, request: HttpRequest, queryset: QuerySet) -> None:
+        self._each(
+            request,
+            queryset,
+            lambda s: services.session_renew_viewer_link(session=s, actor=request.user),
+            gettext("Viewer links renewed: %(count)s. The old links no longer work."),
+        )
+
+    @admin.action(description=_("Revoke the viewer link"), permissions=["change"])
+    def revoke_viewer_links(self, request: HttpRequest, queryset: QuerySet) -> None:
+        self._each(
+            request,
+            queryset,
+            lambda s: services.session_revoke_viewer_link(session=s, actor=request.user),
+            gettext("Viewer links revoked: %(count)s."),
         )
 
 

@@ -18,6 +18,7 @@ from django.utils.translation import gettext_lazy as _
 from scoring.engine import DEFAULT_RULES, PRESETS, RANKS, Refusal, resolve_rules
 from scoring.engine.bounds import BID_RANGE, PENALTY_RANGE, POT_RULE_RANGES, RULE_RANGES
 from scoring.models import Club, Game, Season
+from scoring.names import name_key, tidy
 
 MAX_SEATS = 8
 
@@ -253,12 +254,12 @@ class SessionStartForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
-        seats = [(i, (data.get(f"seat_{i}") or "").strip()) for i in range(1, MAX_SEATS + 1)]
+        seats = [(i, tidy(data.get(f"seat_{i}") or "")) for i in range(1, MAX_SEATS + 1)]
         players = [name for _i, name in seats if name]
         if len(players) < 2:
             raise forms.ValidationError(_("Er zijn minstens twee spelers nodig."))
-        folded = [p.casefold() for p in players]
-        twice = [p for p in players if folded.count(p.casefold()) > 1]
+        keys = [name_key(p) for p in players]
+        twice = [p for p, k in zip(players, keys, strict=True) if keys.count(k) > 1]
         if twice:
             raise forms.ValidationError(
                 _("%(name)s staat twee keer aan tafel.") % {"name": twice[0]}

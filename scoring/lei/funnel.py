@@ -315,7 +315,7 @@ def session_write(
 
 def refresh_from(session: Session, fresh: Session) -> None:
     """Let the caller's instance show the session as it is now."""
-    for name in ("status", "version", "updated_at", "ended", "scorer_token"):
+    for name in ("status", "version", "updated_at", "ended", "scorer_token", "viewer_key"):
         setattr(session, name, getattr(fresh, name))
 
 

@@ -295,22 +295,23 @@ def keep_sheet(session_id: int, variant: str, version: int, gzipped: bytes) -> N
 @cache
 def _poll_sql() -> str:
     # The session's version makes the ETag; the sheet another viewer kept for this version
-    # comes along when the asker has not seen that version yet.
+    # comes along when the asker has not seen that version yet; the viewer link's key says
+    # whether the asker's link still works.
     return (
         f"SELECT s.{_name('version')}, CASE WHEN k.{_name('version')} = s.{_name('version')}"  # noqa: S608
-        f" AND s.{_name('version')} <> %s THEN k.{_name('gzipped')} END"
+        f" AND s.{_name('version')} <> %s THEN k.{_name('gzipped')} END, s.{_name('viewer_key')}"
         f" FROM {_name(Session._meta.db_table)} s LEFT JOIN {_name(RenderedSheet._meta.db_table)} k"
         f" ON k.{_name('session_id')} = s.{_name('id')} AND k.{_name('variant')} = %s"
         f" WHERE s.{_name('id')} = %s"
     )
 
 
-def poll(pk: int, variant: str, seen: int) -> tuple[int, bytes | None] | None:
-    """A viewer's poll, its one query: the session's version, and the sheet kept for that
-    version (``variant``: language and TV mode; compressed) unless the asker has ``seen`` it
-    already. None: no such session."""
+def poll(pk: int, variant: str, seen: int) -> tuple[int, bytes | None, str | None] | None:
+    """A viewer's poll, its one query: the session's version, the sheet kept for that version
+    (``variant``: language, TV mode and audience; compressed) unless the asker has ``seen`` it
+    already, and the viewer link's key (``Session.viewer_key``). None: no such session."""
     row = _one(_poll_sql(), [seen, variant, pk])
     if row is None:
         return None
-    version, kept = row
-    return version, None if kept is None else bytes(kept)
+    version, kept, key = row
+    return version, None if kept is None else bytes(kept), key

@@ -3,7 +3,9 @@ needs no drawing: a 304, or the sheet another viewer of the table kept
 (``viewer_views.viewer_poll``).
 
 Polls are 19 of 20 requests on a Friday night; without this the load cost 12-14 % more CPU a
-request (BENCHMARKS.md, "Ablation"). It adds what the skipped middleware would add to those
+request (BENCHMARKS.md, "Ablation"). It answers the anonymous only: a request with a login's
+cookie may be a club member's, who sees every name in full (``viewer_views``), and that needs
+the session and auth middleware. It adds what the skipped middleware would add to those
 answers (``Content-Language``, ``Content-Length``) and checks the host as they do;
 ``tests/lei/test_viewer_poll_middleware.py`` compares its answers with the view's, header by header.
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils.translation import get_language_from_request
@@ -40,6 +43,7 @@ class ViewerPollMiddleware:
             tv is not None
             and request.method == "GET"
             and meta.get("HTTP_HX_REQUEST") == "true"
+            and settings.SESSION_COOKIE_NAME not in request.COOKIES
             and (match := self.path.fullmatch(request.path))
         ):
             request.get_host()  # DisallowedHost (400) for a host not allowed, as everywhere

@@ -7,6 +7,7 @@ which locks, checks the version, replays with the engine, stores the projection 
 from __future__ import annotations
 
 import datetime
+import secrets
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -14,7 +15,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from scoring.clubs.services import club_players
+from scoring.clubs.services import club_players, players_joining
 from scoring.engine import Refusal, Result, replay
 from scoring.lei.funnel import (
     Change,
@@ -54,6 +55,7 @@ from scoring.models import (
     TournamentTable,
     new_scorer_token,
 )
+from scoring.names import name_key
 from scoring.writes import Actor, ServiceError, actor_of
 
 Action = AuditEntry.Action
@@ -63,16 +65,15 @@ def _canonical(club: Club, data: Mapping[str, Any]) -> tuple[dict[str, Any], dic
     """The file with every name spelled as the club's player, and those players by name."""
     players = club_players(club, all_names(data))
     if any(given != p.name for given, p in players.items()):
-        # "anne" may be written anywhere (events, dealer, start totals): all become "Anne".
-        data = rename_players(
-            data, _IgnoringCase({g.casefold(): p.name for g, p in players.items()})
-        )
+        # "anne  jansen" may be written anywhere (events, dealer, start totals): all become
+        # "Anne Jansen", names compared as everywhere (scoring/names.py).
+        data = rename_players(data, _AsCompared({name_key(g): p.name for g, p in players.items()}))
     return dict(data), {p.name: p for p in players.values()}
 
 
-class _IgnoringCase(dict):
+class _AsCompared(dict):
     def get(self, key: Any, default: Any = None) -> Any:
-        return super().get(key.casefold(), default) if isinstance(key, str) else default
+        return super().get(name_key(key), default) if isinstance(key, str) else default
 
 
 # --- creating sessions ---------------------------------------------------------------------
@@ -272,7 +273,7 @@ def session_set_presence(
         current = open_round(rounds)
         if current is not None and current.events:
             raise RoundStarted(current.number)
-        new_players = club_players(locked.club, list(join)) if join else {}
+        new_players = players_joining(locked, join, actor)
         names = [p.name for p in new_players.values()]
         presence: dict[str, Any] = {"events": []}
         if absent:
@@ -353,7 +354,7 @@ def round_replace_events(
         if not 1 <= number <= len(rounds):
             raise UnknownRound(number)
         old = rounds[number - 1]
-        new_players = club_players(locked.club, list(join)) if join else {}
+        new_players = players_joining(locked, join, actor)
         new = Round(
             events=list(events),
             absent=dict(old.absent if absent is None else absent),
@@ -530,7 +531,8 @@ def _session_update(
         locked.version += 1
         locked.updated_at = timezone.now()
         locked.save(update_fields=[*fields, "version", "updated_at"])
-        redacted = {"scorer_token"}  # the secret itself stays out of the audit trail
+        # The secrets themselves stay out of the audit trail.
+        redacted = {"scorer_token", "viewer_key"}
         AuditEntry.objects.create(
             session=locked,
             club_id=locked.club_id,
@@ -606,6 +608,24 @@ def session_rotate_token(*, session: Session, actor: Any = None) -> Session:
 def session_revoke_token(*, session: Session, actor: Any = None) -> Session:
     return _session_update(
         session, actor=actor, action=Action.REVOKE_TOKEN, allowed=_any, scorer_token=None
+    )
+
+
+def session_renew_viewer_link(*, session: Session, actor: Any = None) -> Session:
+    """A new viewer link for the game (``access.viewer_token``); the old one answers 410."""
+    return _session_update(
+        session,
+        actor=actor,
+        action=Action.ROTATE_VIEWER,
+        allowed=_any,
+        viewer_key=secrets.token_urlsafe(12),
+    )
+
+
+def session_revoke_viewer_link(*, session: Session, actor: Any = None) -> Session:
+    """No viewer link for the game until it is renewed; the old one answers 410."""
+    return _session_update(
+        session, actor=actor, action=Action.REVOKE_VIEWER, allowed=_any, viewer_key=None
     )
 
 

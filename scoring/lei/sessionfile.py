@@ -15,6 +15,8 @@ import sys
 from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
+from scoring.names import in_text
+
 
 # The rows this module reads, by the fields it reads: it imports no model (the models import
 # it), so that ``Session.to_file`` can call it without a circle.
@@ -254,12 +256,13 @@ def rename_sides(data: Mapping[str, Any], names: Mapping[str, str]) -> dict[str,
     """A copy of session file ``data`` whose sides (team toepen) are renamed with their players.
 
     A side is often named after its members ("Anne Geheimnaam & Cees", as the tablet names
-    them): every player name in ``names`` found in a side's name is replaced there too, so a
+    them): every player name in ``names`` found in a side's name is replaced there too, names
+    compared as everywhere (``scoring.names.in_text``: case, spaces, Unicode's forms), so a
     player shown by initials is never shown in full through their side. Sides are keys of the
     teams and of the start totals. A renamed side that would clash with another side or a
     player gets a prime, as initials do.
 
-    >>> rename_sides({"teams": {"Anne Geheimnaam & Cees": ["Anne Geheimnaam", "Cees"],
+    >>> rename_sides({"teams": {"anne  geheimnaam & Cees": ["Anne Geheimnaam", "Cees"],
     ...                         "Bas & Dirk": ["Bas", "Dirk"]}},
     ...              {"Anne Geheimnaam": "A.G."})["teams"]
     {'A.G. & Cees': ['Anne Geheimnaam', 'Cees'], 'Bas & Dirk': ['Bas', 'Dirk']}
@@ -267,14 +270,10 @@ def rename_sides(data: Mapping[str, Any], names: Mapping[str, str]) -> dict[str,
     teams = data.get("teams")
     if not isinstance(teams, Mapping) or not names:
         return dict(data)
-    longest_first = sorted(names, key=len, reverse=True)
     taken = {names.get(p, p) for p in all_names(data) if isinstance(p, str)}
     sides: dict[str, str] = {}
     for side in teams:
-        new = side
-        for old in longest_first:
-            if old and old in new:
-                new = new.replace(old, names[old])
+        new = in_text(side, names)
         while new != side and (new in taken or new in teams):
             new += "'"
         taken.add(new)

@@ -1,5 +1,9 @@
 """The viewers: the read-only lei behind the signed viewer link, on a phone or as the TV
-(``?tv=1``), and its poll, answered 304 while the session's version is unchanged."""
+(``?tv=1``), and its poll, answered 304 while the session's version is unchanged.
+
+The link shows names as the league pages do: initials for the players who asked for them (and
+for guests the club has not confirmed), every name in full for the club's members. A renewed
+or revoked link answers 410 with a page that says so."""
 
 from __future__ import annotations
 
@@ -20,19 +24,26 @@ from django.views.decorators.http import require_http_methods
 from scoring import access
 from scoring.http import HtmxHttpRequest
 from scoring.lei import compression, hotsql
-from scoring.lei.tablet import Lei, load_lei
+from scoring.lei.sessionfile import file_from_rows, public_file
+from scoring.lei.tablet import Lei, build_lei
 from scoring.models import Session
+from scoring.names import public_names
 
-# The viewer's ETags: "lei-<session>-<version>-<language>[-tv]-<live|page>".
+# The viewer's ETags: "lei-<session>-<version>-<language>[-tv][-club]-<live|page>".
 _ETAG = re.compile(r'"lei-(\d+)-(\d+)-([a-z-]+)-(live|page)"')
 # The query strings of the poll as the viewer's page makes it (the fragment's hx-get), each
 # with its TV mode: only those answers are kept and served from the copy.
 PAGE_POLL_QUERIES = {"": False, "tv=1": True}
 
 
-def _variant(language: str, tv: bool) -> str:
-    """What a kept sheet is drawn for besides its version: the language and the TV mode."""
-    return f"{language}-tv" if tv else language
+class LinkGone(Exception):
+    """The viewer link was renewed or revoked: the session's key is not the link's."""
+
+
+def _variant(language: str, tv: bool, full: bool = False) -> str:
+    """What a kept sheet is drawn for besides its version: the language, the TV mode and the
+    audience (``-club``: the club's members, who see every name in full)."""
+    return f"{language}{'-tv' if tv else ''}{'-club' if full else ''}"
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -42,53 +53,87 @@ def viewer(request: HtmxHttpRequest, signed: str) -> HttpResponse:
 
     The ETag is made from the session id, its version and the language before anything else
     is done (one query), so an unchanged sheet costs one indexed lookup and a 304. A changed
-    sheet is rendered once per version (and language, and TV mode) and kept in RenderedSheet;
-    the other viewers of the table get that copy in the same one query. Those two answers to
-    the page's own poll are usually given before this view, by ``scoring.lei.middleware``.
+    sheet is rendered once per version (and language, TV mode and audience) and kept in
+    RenderedSheet; the other viewers of the table get that copy in the same one query. Those
+    two answers to the page's own poll are usually given before this view, by
+    ``scoring.lei.middleware`` (for the anonymous: a member's poll comes here).
     """
     if request.method == "POST":
         return HttpResponseForbidden(gettext("Meekijken kan alleen lezen."))
-    pk = access.session_id_from_viewer_token(signed)
+    pk, key = access.viewer_link(signed)
     query = request.META.get("QUERY_STRING", "")
     tv = bool(query) and request.GET.get("tv") == "1"  # a poll without a query parses none
-    variant = _variant(get_language(), tv)
+    full = access.sees_full_names(request, pk)
+    variant = _variant(get_language(), tv, full)
     mode = "live" if request.htmx else "page"
     # A fragment for any other query string (it is in the fragment's hx-get) is rendered for
     # its asker alone.
     keep = request.htmx and query in PAGE_POLL_QUERIES
-    # The middleware asked already and found it must be drawn: not the same query again.
-    if not getattr(request, "viewer_poll_missed", False):
-        response = _viewer_answer_undrawn(request, pk, variant, mode, keep=keep)
-        if response is not None:
-            return response
-    read = hotsql.session_and_log(pk)
-    if read is None:
-        raise Http404("no such session")
-    session, *log = read
+    try:
+        # The middleware asked already and found it must be drawn: not the same query again.
+        if not getattr(request, "viewer_poll_missed", False):
+            response = _viewer_answer_undrawn(request, pk, key, variant, mode, keep=keep)
+            if response is not None:
+                return response
+        read = hotsql.session_and_log(pk)
+        if read is None:
+            raise Http404("no such session")
+        session, seats, rounds = read
+        if session.viewer_key != key:
+            raise LinkGone()
+    except LinkGone:
+        return _link_gone(request)
     base = f"lei-{pk}-{session.version}-{variant}"  # it may have moved on since: what is drawn
-    lei = load_lei(session, log)
+    lei = _viewer_lei(session, seats, rounds, full=full)
     response = _viewer_render(request, session, lei, tv, base, variant, keep=keep)
     return _viewer_headers(response, f'"{base}-{mode}"')
 
 
+def _viewer_lei(session: Session, seats: list, rounds: list, *, full: bool) -> Lei:
+    """The lei as this viewer may see it: for the public, the players who asked for initials
+    (and the sides named after them) renamed in the log before it is replayed, so that no
+    name, total, live line or toepkoning shows them in full."""
+    data = file_from_rows(session, seats, rounds)
+    if not full:
+        renames = public_names((s.player.name, s.player.public_initials) for s in seats)
+        if renames:
+            data = public_file(data, renames)
+    return build_lei(session, data)
+
+
+def _link_gone(request: HtmxHttpRequest) -> HttpResponse:
+    """410: the link was renewed or revoked. A poll of the open page reloads it (htmx reads
+    ``HX-Refresh`` whatever the status), so the phone or TV shows this page and stops."""
+    response = render(request, "scoring/lei/viewer_gone.html", status=410)
+    if request.htmx:
+        response["HX-Refresh"] = "true"
+    response["Cache-Control"] = "no-cache"
+    patch_vary_headers(response, ("HX-Request", "Cookie", "Accept-Language"))
+    return response
+
+
 def viewer_poll(request: HttpRequest, signed: str, tv: bool, language: str) -> HttpResponse | None:
-    """The answer to a poll as the viewer's page makes it, when it needs no drawing: a 304, or
-    the sheet another viewer of the table drew. None when it must be drawn (and the request
-    says so to the view), or for no such session or link: then the view answers it. For
+    """The answer to an anonymous poll as the viewer's page makes it, when it needs no
+    drawing: a 304, or the sheet another viewer of the table drew. None when it must be drawn
+    (and the request says so to the view), or for no such session or link, or a link renewed
+    or revoked: then the view answers it. For
     ``scoring.lei.middleware.ViewerPollMiddleware``."""
     try:
-        pk = access.session_id_from_viewer_token(signed)
-        response = _viewer_answer_undrawn(request, pk, _variant(language, tv), "live", keep=True)
-    except Http404:
+        pk, key = access.viewer_link(signed)
+        response = _viewer_answer_undrawn(
+            request, pk, key, _variant(language, tv), "live", keep=True
+        )
+    except (Http404, LinkGone):
         return None
     request.viewer_poll_missed = response is None
     return response
 
 
 def _viewer_answer_undrawn(
-    request: HttpRequest, pk: int, variant: str, mode: str, *, keep: bool
+    request: HttpRequest, pk: int, key: str, variant: str, mode: str, *, keep: bool
 ) -> HttpResponse | None:
-    """From the poll's one query: a 304, or the kept copy (if ``keep``); None: draw it."""
+    """From the poll's one query: a 304, or the kept copy (if ``keep``); None: draw it.
+    ``LinkGone`` when the link's ``key`` is no longer the session's."""
     asked = request.META.get("HTTP_IF_NONE_MATCH", "")
     seen = max(
         (
@@ -101,7 +146,9 @@ def _viewer_answer_undrawn(
     found = hotsql.poll(pk, variant if keep else "", seen)
     if found is None:
         raise Http404("no such session")
-    version, kept = found
+    version, kept, session_key = found
+    if session_key != key:
+        raise LinkGone()
     etag = f'"lei-{pk}-{version}-{variant}-{mode}"'
     if etag in asked:
         return _viewer_headers(HttpResponseNotModified(), etag)

@@ -236,6 +236,11 @@ def service_error_text(error: writes.ServiceError) -> str:
         )
     if isinstance(error, funnel.UnknownRound):
         return gettext("Die ronde bestaat niet.")
+    if isinstance(error, club_services.TooManyGuests):
+        return gettext(
+            "Met de scorerlink komen er hoogstens %(count)s gasten bij in een spel. "
+            "Een lid van de club kan er meer toevoegen."
+        ) % {"count": club_services.MAX_LINK_GUESTS}
     if isinstance(error, club_services.PlayerNameClash):
         return gettext("Die naam is al bezet of niet geldig.")
     return gettext("Dat ging niet.")
@@ -284,6 +289,23 @@ def scorer_link_change(request: HttpRequest, scorer: access.ScorerAccess) -> Htt
     return redirect(tablet_url(scorer.session))
 
 
+@require_POST
+@access.requires(access.scorer)
+def viewer_link_change(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
+    """Whoever scores the game renews the viewer link (a QR code shared too widely) or turns
+    it off; the old link answers 410 at once (a plain form)."""
+    action = request.POST.get("action")
+    if action == "revoke":
+        services.session_revoke_viewer_link(session=scorer.session, actor=scorer.actor)
+        messages.success(request, gettext("Meekijken staat uit: de kijklink werkt niet meer."))
+    elif action == "renew":
+        services.session_renew_viewer_link(session=scorer.session, actor=scorer.actor)
+        messages.success(request, gettext("Er is een nieuwe kijklink; de oude werkt niet meer."))
+    else:
+        messages.error(request, gettext("Er is niets aan de kijklink veranderd."))
+    return redirect(tablet_url(scorer.session))
+
+
 @require_GET
 @access.requires(access.scorer)
 def tablet(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
@@ -292,12 +314,11 @@ def tablet(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpRespons
     context = _live_context(request, scorer, lei)
     if request.htmx:
         return render(request, "scoring/lei/tablet.html#live", context)
-    viewer_path = reverse("viewer", args=[access.viewer_token(session.pk)])
-    share = {
-        "viewer_url": request.build_absolute_uri(viewer_path),
-        "viewer_path": viewer_path,
-        "viewer_qr": qr_svg(request.build_absolute_uri(viewer_path), gettext("Meekijken")),
-    }
+    viewer_path = access.session_viewer_path(session)  # None: turned off
+    share: dict[str, Any] = {"viewer_path": viewer_path}
+    if viewer_path is not None:
+        share["viewer_url"] = request.build_absolute_uri(viewer_path)
+        share["viewer_qr"] = qr_svg(share["viewer_url"], gettext("Meekijken"))
     if session.scorer_token:
         scorer_path = reverse("scorer_link", args=[session.scorer_token])
         share["scorer_url"] = request.build_absolute_uri(scorer_path)

@@ -11,6 +11,8 @@ from django.db.models import Q
 from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
 
+from scoring import names
+
 
 def new_scorer_token() -> str:
     return secrets.token_urlsafe(32)
@@ -48,8 +50,22 @@ class Club(models.Model):
 class Player(models.Model):
     club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="players")
     name = models.CharField(_("name"), max_length=40)
+    # What a typed name is matched by (scoring/names.py): kept in step with ``name`` by save().
+    name_key = models.CharField(_("name as compared"), max_length=160, editable=False, default="")
     is_guest = models.BooleanField(_("guest"), default=False)
     public_initials = models.BooleanField(_("only initials in public"), default=False)
+    # A guest typed on a scorer link's tablet is not public (initials, no player page) until a
+    # member of the club confirms them; ``added_in`` is the game whose link added them.
+    confirmed = models.BooleanField(_("confirmed by the club"), default=True)
+    added_in = models.ForeignKey(
+        "scoring.Session",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        editable=False,
+        related_name="link_guests",
+        verbose_name=_("added by the scorer link of"),
+    )
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.SET_NULL,
@@ -69,17 +85,36 @@ class Player(models.Model):
                 models.F("club"), Lower("name"), name="player_name_unique_in_club_ignoring_case"
             ),
             models.CheckConstraint(condition=~Q(name=""), name="player_name_not_empty"),
+            models.CheckConstraint(
+                condition=Q(confirmed=True) | Q(public_initials=True),
+                name="player_unconfirmed_shown_by_initials",
+                violation_error_message=_(
+                    "A guest the club has not confirmed is shown by initials only: "
+                    "confirm them first."
+                ),
+            ),
         ]
+        indexes = [models.Index(fields=["club", "name_key"], name="player_club_name_key")]
 
     def __str__(self) -> str:
         return self.name
 
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        # The key follows the name wherever it is saved (admin, services, import, tests).
+        self.name_key = names.name_key(self.name)
+        fields = kwargs.get("update_fields")
+        if fields is not None and "name" in fields and "name_key" not in fields:
+            kwargs["update_fields"] = [*fields, "name_key"]
+        super().save(*args, **kwargs)
+
     @property
     def initials(self) -> str:
-        return "".join(part[0].upper() + "." for part in self.name.split() if part)
+        return names.initials(self.name)
 
     def public_name(self) -> str:
-        return self.initials if self.public_initials else self.name
+        """The name on a public page: initials for who asked for them, and for a guest the
+        club has not confirmed yet."""
+        return self.initials if self.public_initials or not self.confirmed else self.name
 
 
 class ClubMembership(models.Model):

@@ -66,6 +66,12 @@ class Session(models.Model):
         blank=True,
         default=new_scorer_token,
     )
+    # The viewer link /kijk/<signed>/ signs the session id with this key: "" is the first link
+    # (the id alone, as links were made before they could be renewed), a new random key renews
+    # it, None revokes it. An old link then answers 410 (scoring/lei/viewer_views.py).
+    viewer_key = models.CharField(  # noqa: DJ001 (None: no link at all, as scorer_token)
+        _("viewer link key"), max_length=32, null=True, blank=True, default="", editable=False
+    )
     created_at = models.DateTimeField(_("created"), default=timezone.now)
     updated_at = models.DateTimeField(_("updated"), default=timezone.now)
 
@@ -254,6 +260,9 @@ class AuditEntry(models.Model):
         UNLOCK = "unlock", _("unlocked")
         ROTATE_TOKEN = "rotate_token", _("scorer link renewed")
         REVOKE_TOKEN = "revoke_token", _("scorer link revoked")
+        ROTATE_VIEWER = "rotate_viewer", _("viewer link renewed")
+        REVOKE_VIEWER = "revoke_viewer", _("viewer link revoked")
+        CONFIRM = "confirm", _("guests confirmed")
         MERGE = "merge", _("players merged")
         RENAME = "rename", _("player renamed")
 

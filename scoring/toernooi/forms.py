@@ -17,6 +17,7 @@ from scoring.engine import DEFAULT_RULES, Refusal, resolve_rules
 from scoring.engine.bounds import START_RANGE
 from scoring.lei.forms import BOOLEAN_RULES, PRESET_LABELS, YES, refusal_text, rule_field
 from scoring.models import Club, Season
+from scoring.names import name_key, tidy
 
 DEFAULT_TABLE_POINTS = "10, 7, 5, 3, 1"
 MAX_SERIES = 12
@@ -154,7 +155,7 @@ class GuestForm(forms.Form):
     name = forms.CharField(label=_("Naam van de gast"), max_length=40)
 
     def clean_name(self) -> str:
-        name = " ".join(self.cleaned_data["name"].split())
+        name = tidy(self.cleaned_data["name"])
         if not name:
             raise forms.ValidationError(_("Vul een naam in."))
         return name
@@ -222,7 +223,7 @@ class PaperRoundsForm(forms.Form):
 
     def __init__(self, *args: Any, players: list[str], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.players = {name.casefold(): name for name in players}
+        self.players = {name_key(name): name for name in players}
 
     def clean_rounds(self) -> list[dict[str, Any]]:
         lines = [line.strip() for line in self.cleaned_data["rounds"].splitlines()]
@@ -241,7 +242,7 @@ class PaperRoundsForm(forms.Form):
         for words, event in PAPER_WORDS:
             if text.casefold().endswith(" " + words):
                 who = text[: -len(words) - 1].strip()
-                name = self.players.get(who.casefold())
+                name = self.players.get(name_key(who))
                 if name is None:
                     raise forms.ValidationError(
                         _("Ronde %(round)s: %(name)s zit niet aan deze tafel.")

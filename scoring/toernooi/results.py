@@ -20,6 +20,7 @@ from scoring.models import (
     Tournament,
     TournamentTable,
 )
+from scoring.names import name_key
 from scoring.toernooi.selectors import (
     OVER,
     SEATS_IN_ORDER,
@@ -80,7 +81,7 @@ def table_enter_totals(
                 _("Het totaal van %(player)s moet een heel getal van 0 of meer zijn.")
                 % {"player": name}
             )
-        by_name[name.casefold()] = total
+        by_name[name_key(name)] = total
     return _replace_from_paper(table, actor=actor, totals=by_name)
 
 
@@ -127,13 +128,13 @@ def _replace_from_paper(
         if old.first_dealer:
             data["dealer"] = old.first_dealer
         if totals is not None:
-            wanted = {n.casefold() for n in names}
+            wanted = {name_key(n) for n in names}
             if set(totals) != wanted:
                 raise TournamentError(
                     _("Geef een totaal voor precies de spelers van deze tafel: %(players)s.")
                     % {"players": ", ".join(names)}
                 )
-            data["start"] = {n: totals[n.casefold()] for n in names}
+            data["start"] = {n: totals[name_key(n)] for n in names}
         try:
             session = services.session_import(
                 club=old.club,

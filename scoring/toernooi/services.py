@@ -73,6 +73,7 @@ from scoring.models import (
     TournamentEntry,
     TournamentTable,
 )
+from scoring.names import name_key, tidy
 from scoring.toernooi import draw
 from scoring.toernooi.selectors import SEATS_IN_ORDER, present_for, series_overview
 
@@ -295,11 +296,11 @@ def tournament_check_in(
 
 
 def _guest_names(guests: Iterable[str]) -> list[str]:
-    """The walk-ins' names, checked as the club's player names are (case does not count)."""
+    """The walk-ins' names, checked as the club's player names are (scoring/names.py)."""
     names: list[str] = []
     longest = Player._meta.get_field("name").max_length
     for given in guests:
-        name = given.strip() if isinstance(given, str) else ""
+        name = tidy(given) if isinstance(given, str) else ""
         if not name:
             continue
         if len(name) > longest or "\x00" in name:
@@ -307,7 +308,7 @@ def _guest_names(guests: Iterable[str]) -> list[str]:
                 _("%(name)s… is geen bruikbare naam (hoogstens %(max)s tekens).")
                 % {"name": name[:20], "max": longest}
             )
-        if name.casefold() in {n.casefold() for n in names}:
+        if name_key(name) in {name_key(n) for n in names}:
             raise TournamentError(_("%(name)s staat twee keer in de lijst.") % {"name": name})
         names.append(name)
     return names

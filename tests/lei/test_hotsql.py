@@ -186,11 +186,11 @@ def test_a_kept_sheet_is_replaced_by_the_next_version_and_polled_with_the_versio
     assert kept == {"nl": (4, b"vier\x00\xff"), "en-tv": (4, b"four\x00\xff")}
 
     Session.objects.filter(pk=session.pk).update(version=4)
-    assert hotsql.poll(session.pk, "nl", -1) == (4, b"vier\x00\xff")
-    assert hotsql.poll(session.pk, "nl", 4) == (4, None)  # seen already: a 304
-    assert hotsql.poll(session.pk, "de", -1) == (4, None)  # nobody kept this one
+    assert hotsql.poll(session.pk, "nl", -1) == (4, b"vier\x00\xff", "")
+    assert hotsql.poll(session.pk, "nl", 4) == (4, None, "")  # seen already: a 304
+    assert hotsql.poll(session.pk, "de", -1) == (4, None, "")  # nobody kept this one
     Session.objects.filter(pk=session.pk).update(version=5)
-    assert hotsql.poll(session.pk, "nl", -1) == (5, None)  # the kept one is of an older version
+    assert hotsql.poll(session.pk, "nl", -1) == (5, None, "")  # the kept one is of an older version
     assert hotsql.poll(987654, "nl", -1) is None
 
 

@@ -1,0 +1,107 @@
+"""How names are compared, stored and shown by initials: one rule for the whole app.
+
+- ``tidy``: a name as it is stored: Unicode NFC (the form a keyboard types "é" in), runs of
+  spaces, tabs and newlines one space, nothing before or after. "Anne  Jansen " is stored
+  as "Anne Jansen". NFC, not NFKC, because it keeps what was typed: NFKC would turn "²"
+  into "2" and a ligature into two letters in a name people read back.
+- ``name_key``: what two names are compared by: the tidy name with its case folded and
+  Unicode's compatibility forms folded too (NFKC, Unicode's "compatibility caseless match").
+  "anne  JANSEN", "Anne Jansen" and "Anne Jansen" typed with a full-width A (U+FF21) are one
+  person at the table; "Anne Jansen" and "Anne-Jansen" are not.
+- ``initials``: "Anne van Dijk" is "A.V.D." on a public page.
+- ``public_names``: the initials of the players of one game who asked for them, made unique.
+- ``in_text``: finds a player's name inside a side's name ("anne geheimnaam & Fleur") by
+  the same comparison, word by word, so a side named after a player shown by initials is
+  renamed with them.
+
+Pure Python: the engine, the forms, the services and the public pages all use it.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+
+_WORD = re.compile(r"\w+")
+
+
+def tidy(name: str) -> str:
+    """The name as it is stored: NFC, single spaces, trimmed.
+
+    >>> tidy("  Anne \\t Jansen ")
+    'Anne Jansen'
+    """
+    return " ".join(unicodedata.normalize("NFC", name).split())
+
+
+def name_key(name: str) -> str:
+    """What names are compared by: equal keys, the same player.
+
+    >>> name_key("anne  JANSEN") == name_key("Anne Jansen")
+    True
+    """
+    folded = unicodedata.normalize("NFKC", tidy(name)).casefold()
+    # Folding can undo the normal form ("ǰ" folds to "ǰ" decomposed): once more, as Unicode's
+    # toNFKC_Casefold does.
+    return " ".join(unicodedata.normalize("NFKC", folded).split())
+
+
+def initials(name: str) -> str:
+    """The first letter of each word, capital, with a dot.
+
+    >>> initials("anne van  dijk")
+    'A.V.D.'
+    """
+    return "".join(part[0].upper() + "." for part in tidy(name).split())
+
+
+def public_names(players: Iterable[tuple[str, bool]]) -> dict[str, str]:
+    """For one game's ``(name, shown by initials)`` players: the initials of those shown by
+    initials, made unique within the game with a prime ("A.J.", "A.J.'") and never the same
+    name, as names are compared, as a player shown in full (the renamed game is replayed).
+
+    >>> public_names([("Anne Jansen", True), ("a.j.", False), ("Arie Jol", True)])
+    {'Anne Jansen': "A.J.'", 'Arie Jol': "A.J.''"}
+    """
+    players = list(players)
+    taken = {name_key(name) for name, hidden in players if not hidden}
+    renames: dict[str, str] = {}
+    for name, hidden in players:
+        if hidden and name not in renames:
+            shown = initials(name) or "?"
+            while name_key(shown) in taken:
+                shown += "'"
+            taken.add(name_key(shown))
+            renames[name] = shown
+    return renames
+
+
+def in_text(text: str, names: Mapping[str, str]) -> str:
+    """``text`` with every name of ``names`` found in it replaced by what it maps to, names
+    compared as everywhere (``name_key``), whole words only: "Bo" is not found in "Bob".
+    Without a name in it, ``text`` comes back as it was.
+
+    >>> in_text("anne  GEHEIMNAAM & Fleur", {"Anne Geheimnaam": "A.G."})
+    'A.G. & Fleur'
+    """
+    original, text = text, tidy(text)
+    words = [(m.start(), m.end(), name_key(m.group())) for m in _WORD.finditer(text)]
+    wanted = []
+    for name, new in names.items():
+        keys = [name_key(w) for w in _WORD.findall(tidy(name))]
+        if keys:
+            wanted.append((keys, new))
+    wanted.sort(key=lambda item: len(item[0]), reverse=True)  # "Anne Jansen" before "Anne"
+    out, done, i = [], 0, 0
+    while i < len(words):
+        for keys, new in wanted:
+            found = [w[2] for w in words[i : i + len(keys)]]
+            if found == keys:
+                out += [text[done : words[i][0]], new]
+                done = words[i + len(keys) - 1][1]
+                i += len(keys)
+                break
+        else:
+            i += 1
+    return "".join(out) + text[done:] if out else original
