@@ -19,6 +19,9 @@ The surface is small:
   rounds after it, when the file's first rounds are the ones it was made from, and gives the
   same result as a replay from the start (strafpunten only: a pot game replays it all).
 - ``resolve_rules(preset, overrides)`` gives the full rules dict or a ``rules:`` refusal.
+- ``judge_totals(rules, totals)`` judges a paper lei's final totals without its rounds
+  (``paper.py``): a finished game, an unfinished one, or a ``Refusal`` saying why no game ends
+  like this.
 
 Every number it takes in is bounded (RULES.md §14), and so is every number it makes: see
 ``bounds.py`` for the bounds, the engine's own limits and why no stored number can wrap around.
@@ -31,6 +34,7 @@ from typing import Any
 
 from .errors import MESSAGES, Refusal
 from .game import Checkpoint, TableView, play_session
+from .paper import TotalsVerdict, judge_totals, most_in_one_round
 from .pot import replay_pot
 from .result import Result, RoundResult
 from .rules import DEFAULT_RULES, POT_DEFAULT_RULES, PRESETS, resolve_rules
@@ -48,6 +52,9 @@ __all__ = [
     "Result",
     "RoundResult",
     "TableView",
+    "TotalsVerdict",
+    "judge_totals",
+    "most_in_one_round",
     "replay",
     "resolve_rules",
 ]
