@@ -497,7 +497,11 @@ def session_again(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> Http
 @require_http_methods(["GET", "POST"])
 @scorer_required
 def round_edit(request: HtmxHttpRequest, scorer: access.ScorerAccess, number: int) -> HttpResponse:
-    """The events of one round, one row each, to correct; the whole session is replayed."""
+    """The events of one round, one row each, to correct; the whole session is replayed.
+
+    Drawn into the tablet's ``#editor`` (an htmx GET) it posts with htmx and the answer is the
+    fresh ``#live``; opened as a page of its own (a new tab) it is a plain form, and saving
+    goes back to the lei (POST/redirect/GET)."""
     session = scorer.session
     round_ = Round.objects.filter(session=session, number=number).first()
     if round_ is None:
@@ -547,6 +551,7 @@ def round_edit(request: HtmxHttpRequest, scorer: access.ScorerAccess, number: in
         "players": players,
         "is_pot": session.game == Game.POT,
         "error": error,
+        "in_tablet": bool(request.htmx),
         "new_key": new_key,
     }
     if request.htmx:
