@@ -37,6 +37,12 @@ from scoring.models import (
 )
 
 
+def admin_actor(request: HttpRequest) -> writes.Actor:
+    """Whoever changes a session here administers its club (``ClubScopedAdmin``), so they may
+    correct a game whose toernooi series was closed."""
+    return writes.Actor(user=request.user, club_admin=True)
+
+
 class SeatInline(ReadOnlyTabularInline):
     model = Seat
     club_path = "session__club"
@@ -112,6 +118,7 @@ class SessionAdmin(ClubScopedAdmin):
         "start",
         "ended",
         "status",
+        "result_closed",
         "version",
         "scorer_link",
         "created_at",
@@ -212,7 +219,7 @@ class SessionAdmin(ClubScopedAdmin):
         self._each(
             request,
             queryset,
-            lambda s: services.session_finish(session=s, actor=request.user),
+            lambda s: services.session_finish(session=s, actor=admin_actor(request)),
             gettext("Sessions finished: %(count)s."),
         )
 
@@ -221,7 +228,7 @@ class SessionAdmin(ClubScopedAdmin):
         self._each(
             request,
             queryset,
-            lambda s: services.session_reopen(session=s, actor=request.user),
+            lambda s: services.session_reopen(session=s, actor=admin_actor(request)),
             gettext("Sessions reopened: %(count)s."),
         )
 
@@ -230,7 +237,7 @@ class SessionAdmin(ClubScopedAdmin):
         self._each(
             request,
             queryset,
-            lambda s: services.session_lock(session=s, actor=request.user),
+            lambda s: services.session_lock(session=s, actor=admin_actor(request)),
             gettext("Sessions locked: %(count)s."),
         )
 
@@ -239,7 +246,7 @@ class SessionAdmin(ClubScopedAdmin):
         self._each(
             request,
             queryset,
-            lambda s: services.session_unlock(session=s, actor=request.user),
+            lambda s: services.session_unlock(session=s, actor=admin_actor(request)),
             gettext("Sessions unlocked: %(count)s."),
         )
 
@@ -248,7 +255,7 @@ class SessionAdmin(ClubScopedAdmin):
         self._each(
             request,
             queryset,
-            lambda s: services.session_rotate_token(session=s, actor=request.user),
+            lambda s: services.session_rotate_token(session=s, actor=admin_actor(request)),
             gettext("Scorer links renewed: %(count)s. The old links no longer work."),
         )
 
@@ -257,7 +264,7 @@ class SessionAdmin(ClubScopedAdmin):
         self._each(
             request,
             queryset,
-            lambda s: services.session_revoke_token(session=s, actor=request.user),
+            lambda s: services.session_revoke_token(session=s, actor=admin_actor(request)),
             gettext("Scorer links revoked: %(count)s."),
         )
 
@@ -313,7 +320,7 @@ class RoundAdmin(ClubScopedAdmin):
                         join=presence.joining(),
                         version=presence.cleaned_data["version"],
                         key=presence.cleaned_data["key"],
-                        actor=request.user,
+                        actor=admin_actor(request),
                     )
                 except Refusal as refusal:
                     self.message_user(request, refusal_message(refusal), messages.ERROR)
@@ -384,7 +391,16 @@ class SessionResultAdmin(ClubScopedAdmin):
 @admin.register(AuditEntry)
 class AuditEntryAdmin(ClubScopedAdmin):
     read_only = True
-    list_display = ["at", "action", "session", "round_number", "user", "by_scorer_token", "club"]
+    list_display = [
+        "at",
+        "action",
+        "session",
+        "tournament",
+        "round_number",
+        "user",
+        "by_scorer_token",
+        "club",
+    ]
     list_filter = [
         "action",
         ("session", admin.RelatedOnlyFieldListFilter),
@@ -394,7 +410,7 @@ class AuditEntryAdmin(ClubScopedAdmin):
     ]
     date_hierarchy = "at"
     search_fields = ["user__username", "session__table_label"]
-    list_select_related = ["session__club", "user", "club"]
+    list_select_related = ["session__club", "tournament", "user", "club"]
 
 
 @admin.register(IdempotencyKey)
