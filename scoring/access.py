@@ -169,9 +169,11 @@ def scorer(request: HttpRequest, pk: int) -> ScorerAccess:
     if session is None:
         raise Http404("no such session")
     if session.is_member:
-        return ScorerAccess(session=session, actor=Actor(user=user), is_admin=session.is_admin)
+        actor = Actor(user=user, club_admin=session.is_admin)
+        return ScorerAccess(session=session, actor=actor, is_admin=session.is_admin)
     if user.is_superuser:  # the site's own admin opens every club's tablets, as its admin
-        return ScorerAccess(session=session, actor=Actor(user=user), is_admin=True)
+        actor = Actor(user=user, club_admin=True)
+        return ScorerAccess(session=session, actor=actor, is_admin=True)
     granted = request.session.get(SCORER_GRANTS, {}).get(str(pk))
     if granted and session.scorer_token and secrets.compare_digest(granted, session.scorer_token):
         actor = Actor(user=user if user.is_authenticated else None, scorer_token=True)

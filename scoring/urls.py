@@ -91,6 +91,11 @@ urlpatterns = [
         name="tournament_series_finish",
     ),
     path(
+        "toernooi/<id:pk>/serie/<id:number>/heropenen/",
+        tournament_views.series_reopen,
+        name="tournament_series_reopen",
+    ),
+    path(
         "toernooi/<id:pk>/serie/<id:number>/tafelkaarten/",
         table_views.table_cards,
         name="tournament_table_cards",
@@ -99,6 +104,11 @@ urlpatterns = [
         "toernooi/<id:pk>/serie/<id:number>/tafel/<id:table>/papier/",
         table_views.table_paper,
         name="tournament_table_paper",
+    ),
+    path(
+        "toernooi/<id:pk>/serie/<id:number>/tafel/<id:table>/papier/terug/",
+        table_views.table_paper_undo,
+        name="tournament_table_paper_undo",
     ),
     path(
         "toernooi/<id:pk>/serie/<id:number>/tafel/<id:table>/einde/",

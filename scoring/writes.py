@@ -17,6 +17,15 @@ class Actor:
 
     user: Any = None
     scorer_token: bool = False
+    # An admin of the club whose session it writes (or a superuser), as scoring/access.py
+    # found: only they change a game whose result the organiser closed.
+    club_admin: bool = False
+
+    @property
+    def may_change_closed(self) -> bool:
+        """Whether this actor may correct a closed result: a club admin, or a command (no
+        user and no scorer link: whoever runs ``manage.py`` runs the whole site)."""
+        return self.club_admin or (self.user is None and not self.scorer_token)
 
 
 def actor_of(actor: Any) -> Actor:

@@ -91,6 +91,11 @@ def service_error_message(error: writes.ServiceError) -> str:
         return gettext("The session is locked: unlock it to change it.")
     if isinstance(error, funnel.NotFinished):
         return gettext("Only a finished session can be locked.")
+    if isinstance(error, funnel.ResultClosed) and error.reopen:
+        return gettext(
+            "The organiser closed this game's toernooi series: after this change the game would"
+            " play on, so reopen the series first (on the toernooi's series page)."
+        )
     return str(error)
 
 

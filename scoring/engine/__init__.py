@@ -15,6 +15,9 @@ The surface is small:
   ``result.what_now()`` then tells what may happen next in it (a ``TableView``): the tablet
   draws its buttons from that.
 - ``resolve_rules(preset, overrides)`` gives the full rules dict or a ``rules:`` refusal.
+- ``judge_totals(rules, totals)`` judges a paper lei's final totals without its rounds
+  (``paper.py``): a finished game, an unfinished one, or a ``Refusal`` saying why no game ends
+  like this.
 
 Every number it takes in is bounded (RULES.md §14), and so is every number it makes: see
 ``bounds.py`` for the bounds, the engine's own limits and why no stored number can wrap around.
@@ -27,6 +30,7 @@ from typing import Any
 
 from .errors import MESSAGES, Refusal
 from .game import TableView, play_session
+from .paper import TotalsVerdict, judge_totals, most_in_one_round
 from .pot import replay_pot
 from .result import Result, RoundResult
 from .rules import DEFAULT_RULES, POT_DEFAULT_RULES, PRESETS, resolve_rules
@@ -43,6 +47,9 @@ __all__ = [
     "Result",
     "RoundResult",
     "TableView",
+    "TotalsVerdict",
+    "judge_totals",
+    "most_in_one_round",
     "replay",
     "resolve_rules",
 ]

@@ -111,6 +111,16 @@ MESSAGES: dict[str, str] = {
     "jack_beaten_off": gettext_noop("the jack beaten by a queen is not played at this table"),
     "penalty_zero": gettext_noop("a penalty must be a whole number other than 0"),
     "folded_winner": gettext_noop("%(player)s folded and cannot win the round"),
+    # A paper lei's totals without its rounds (scoring/engine/paper.py)
+    "totals_all_zero": gettext_noop("every total is 0: no round was played"),
+    "totals_beyond_round": gettext_noop(
+        "%(player)s has %(total)s: in a game to %(max)s one round adds at most %(most)s"
+        " to a total below %(max)s, so no total is over %(limit)s"
+    ),
+    "totals_out_unfinished": gettext_noop(
+        "%(player)s is out with %(total)s (the maximum is %(max)s), but %(left)s players are"
+        " still in: enter the rounds of a game that goes on, so that the lei knows who is out"
+    ),
     "teams_invalid": gettext_noop("teams: %(detail)s"),
     "pot_bad_bid": gettext_noop("%(player)s: %(detail)s"),
     "pot_no_winner": gettext_noop("the winner must be a player who bid"),

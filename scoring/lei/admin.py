@@ -49,6 +49,12 @@ AUDIT_SHOWN_CHARACTERS = 10_000
 SESSIONS_LISTED = 10
 
 
+def admin_actor(request: HttpRequest) -> writes.Actor:
+    """Whoever changes a session here administers its club (``ClubScopedAdmin``), so they may
+    correct a game whose toernooi series was closed."""
+    return writes.Actor(user=request.user, club_admin=True)
+
+
 class SeatInline(ReadOnlyTabularInline):
     model = Seat
     club_path = "session__club"
@@ -179,6 +185,7 @@ class SessionAdmin(ClubScopedAdmin):
         "start",
         "ended",
         "status",
+        "result_closed",
         "version",
         "scorer_link",
         "viewer_link",
@@ -309,7 +316,7 @@ class SessionAdmin(ClubScopedAdmin):
         self._each(
             request,
             queryset,
-            lambda s: services.session_finish(session=s, actor=request.user),
+            lambda s: services.session_finish(session=s, actor=admin_actor(request)),
             gettext("Sessions finished: %(count)s."),
         )
 
@@ -318,7 +325,7 @@ class SessionAdmin(ClubScopedAdmin):
         self._each(
             request,
             queryset,
-            lambda s: services.session_reopen(session=s, actor=request.user),
+            lambda s: services.session_reopen(session=s, actor=admin_actor(request)),
             gettext("Sessions reopened: %(count)s."),
         )
 
@@ -327,7 +334,7 @@ class SessionAdmin(ClubScopedAdmin):
         self._each(
             request,
             queryset,
-            lambda s: services.session_lock(session=s, actor=request.user),
+            lambda s: services.session_lock(session=s, actor=admin_actor(request)),
             gettext("Sessions locked: %(count)s."),
         )
 
@@ -336,7 +343,7 @@ class SessionAdmin(ClubScopedAdmin):
         self._each(
             request,
             queryset,
-            lambda s: services.session_unlock(session=s, actor=request.user),
+            lambda s: services.session_unlock(session=s, actor=admin_actor(request)),
             gettext("Sessions unlocked: %(count)s."),
         )
 
@@ -345,7 +352,7 @@ class SessionAdmin(ClubScopedAdmin):
         self._each(
             request,
             queryset,
-            lambda s: services.session_rotate_token(session=s, actor=request.user),
+            lambda s: services.session_rotate_token(session=s, actor=admin_actor(request)),
             gettext("Scorer links renewed: %(count)s. The old links no longer work."),
         )
 
@@ -354,7 +361,7 @@ class SessionAdmin(ClubScopedAdmin):
         self._each(
             request,
             queryset,
-            lambda s: services.session_revoke_token(session=s, actor=request.user),
+            lambda s: services.session_revoke_token(session=s, actor=admin_actor(request)),
             gettext("Scorer links revoked: %(count)s."),
         )
 
@@ -428,7 +435,7 @@ class RoundAdmin(ClubScopedAdmin):
                         join=presence.joining(),
                         version=presence.cleaned_data["version"],
                         key=presence.cleaned_data["key"],
-                        actor=request.user,
+                        actor=admin_actor(request),
                     )
                 except Refusal as refusal:
                     self.message_user(request, refusal_message(refusal), messages.ERROR)
@@ -499,7 +506,16 @@ class SessionResultAdmin(ClubScopedAdmin):
 @admin.register(AuditEntry)
 class AuditEntryAdmin(ClubScopedAdmin):
     read_only = True
-    list_display = ["at", "action", "session", "round_number", "user", "by_scorer_token", "club"]
+    list_display = [
+        "at",
+        "action",
+        "session",
+        "tournament",
+        "round_number",
+        "user",
+        "by_scorer_token",
+        "club",
+    ]
     list_filter = [
         "action",
         SessionListFilter,
@@ -509,7 +525,7 @@ class AuditEntryAdmin(ClubScopedAdmin):
     ]
     date_hierarchy = "at"
     search_fields = ["user__username", "session__table_label"]
-    list_select_related = ["session__club", "user", "club"]
+    list_select_related = ["session__club", "tournament", "user", "club"]
     fields = [
         "at",
         "action",

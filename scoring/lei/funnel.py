@@ -76,6 +76,22 @@ class SessionClosed(ServiceError):
         super().__init__("the game was ended: a club admin can reopen it")
 
 
+class ResultClosed(ServiceError):
+    """The organiser closed this game's result (its toernooi series is closed): the table's
+    scorer link changes nothing; a club admin corrects it, as long as the game stays over
+    (``reopen``: the change would let the game play on, which needs the series reopened)."""
+
+    def __init__(self, *, reopen: bool = False) -> None:
+        self.reopen = reopen
+        if reopen:
+            super().__init__(
+                "the result is closed: after this change the game would play on; reopen the"
+                " series first"
+            )
+        else:
+            super().__init__("the result is closed: only a club admin can correct it")
+
+
 class NotFinished(ServiceError):
     def __init__(self) -> None:
         super().__init__("only a finished session can be locked")
@@ -242,6 +258,9 @@ def session_write(
             )
         if locked.status == Session.Status.LOCKED:
             raise SessionLocked()
+        # Before the version: a tablet still sending taps is told why, not sent to look again.
+        if locked.result_closed and not actor.may_change_closed:
+            raise ResultClosed()
         if version is not None and version != locked.version:
             raise StaleVersion(locked.version)
         data = file_from_rows(locked, seats, rounds)
@@ -258,6 +277,10 @@ def session_write(
             locked.ended = data["ended"] = todo.ended
         # A Refusal leaves everything as it was.
         result = replay(data, open_round=True)
+        finished = result.finished or todo.finish or (ended_by_hand and not todo.reopen)
+        if locked.result_closed and not finished:
+            # A closed series has no table playing (scoring/toernooi/services.py, close_series).
+            raise ResultClosed(reopen=True)
 
         # 2. Store what changed: the rounds from ``first`` on, and their projection.
         first = todo.first
@@ -289,7 +312,6 @@ def session_write(
             store_results(locked, result, players, clear=True)
 
         # 3. The session's new state, the audit trail and the key's answer.
-        finished = result.finished or todo.finish or (ended_by_hand and not todo.reopen)
         locked.status = Session.Status.FINISHED if finished else Session.Status.RUNNING
         locked.version += 1
         locked.updated_at = timezone.now()

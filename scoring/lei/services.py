@@ -470,15 +470,24 @@ def running_season(club: Club, day: datetime.date | None = None) -> Season | Non
     )
 
 
+class TournamentTableGame(ServiceError):
+    """A toernooi table's next game comes from the organiser's draw, not from its tablet."""
+
+    def __init__(self) -> None:
+        super().__init__("a toernooi table's next game comes from the organiser's draw")
+
+
 def session_again(*, session: Session, dealer: str, actor: Any = None) -> Session:
     """The next game at the same table ("nieuw spel, zelfde spelers"): the players of
     ``session`` in the same seats (teams as they were), the same rules, table and game,
     ``dealer`` first to deal; in its season while that season runs, else the club's running
     one (none when the game before had none). Asked again for the same game (a double tap, a
     second tablet) it gives the game it made the first time: the start's audit entry says which
-    game it follows."""
+    game it follows. A toernooi table's game is refused (``TournamentTableGame``)."""
     with transaction.atomic():
         old = Session.objects.select_for_update().get(pk=session.pk)
+        if TournamentTable.objects.filter(session=old).exists():
+            raise TournamentTableGame()
         if old.status == Session.Status.RUNNING:
             raise ServiceError("the game is still being played")
         made = (

@@ -244,7 +244,7 @@ class Lei:
             "file": {**self.data, "rounds": rounds[:-1] if self.round_open else rounds},
             "columns": repr(self.columns),
             "round": self.view.round_number,
-            "state": [self.finished, self.locked, self.session.status],
+            "state": [self.finished, self.locked, self.session.status, self.session.result_closed],
             "language": get_language(),
         }
         text = json.dumps(basis, sort_keys=True, default=str, separators=(",", ":"))

@@ -50,7 +50,7 @@ from scoring.lei.forms import (
     translated_error,
 )
 from scoring.lei.tablet import Lei, build_lei, load_lei
-from scoring.models import Game, Round, Session
+from scoring.models import Game, Round, Session, TournamentTable
 from scoring.svg import qr_svg
 
 
@@ -79,6 +79,8 @@ def _live_context(request: HttpRequest, scorer: access.ScorerAccess, lei: Lei) -
         scorer.session.version,
         lei.sheet_key,
     )
+    closed = scorer.session.result_closed and not scorer.actor.may_change_closed
+    can_score = not lei.locked and not closed
     return {
         # The key is URL-safe base64 (``new_key``): nothing in it to escape.
         "hidden": lambda: SafeString(
@@ -87,7 +89,10 @@ def _live_context(request: HttpRequest, scorer: access.ScorerAccess, lei: Lei) -
         "lei": lei,
         "session": scorer.session,
         "scorer": scorer,
-        "can_score": not lei.locked,
+        "can_score": can_score,
+        "closed": closed,
+        # Asked only after a game: a toernooi table's next game comes from the draw.
+        "again": lei.finished and can_score and not _tournament_game(scorer.session),
         # Each once here: the panel names them in a dozen forms.
         "urls": {
             "event": reverse("session_event", args=[pk]),
@@ -96,6 +101,10 @@ def _live_context(request: HttpRequest, scorer: access.ScorerAccess, lei: Lei) -
             "finish": reverse("session_finish", args=[pk]),
         },
     }
+
+
+def _tournament_game(session: Session) -> bool:
+    return TournamentTable.objects.filter(session_id=session.pk).exists()
 
 
 def _answer(
@@ -137,7 +146,9 @@ def _answer(
             messages.success(request, undone)
         return redirect(tablet_url(session))
     if stale or error:
-        session.refresh_from_db(fields=["version", "status", "scorer_token", "ended"])
+        session.refresh_from_db(
+            fields=["version", "status", "scorer_token", "ended", "result_closed"]
+        )
     if outcome is not None and outcome.data is not None and not (stale or error):
         lei = build_lei(session, outcome.data, outcome.result)
     else:
@@ -227,6 +238,20 @@ def service_error_text(error: writes.ServiceError) -> str:
     if isinstance(error, funnel.SessionClosed):
         return gettext(
             "Dit spel is beëindigd. Alleen een clubbeheerder kan het heropenen (in het beheer)."
+        )
+    if isinstance(error, funnel.ResultClosed):
+        if error.reopen:
+            return gettext(
+                "De serie van deze tafel is afgesloten: na deze verbetering zou het spel"
+                " verder moeten. Heropen eerst de serie (op de pagina van de serie)."
+            )
+        return gettext(
+            "De serie van deze tafel is afgesloten: alleen de organisator kan de uitslag nog"
+            " verbeteren."
+        )
+    if isinstance(error, services.TournamentTableGame):
+        return gettext(
+            "Dit is een toernooitafel: het volgende spel komt uit de loting van de organisator."
         )
     if isinstance(error, funnel.NothingToUndo):
         return gettext("Er is niets om ongedaan te maken.")
@@ -500,6 +525,8 @@ def session_again(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> Http
         )
     except Refusal as refusal:
         return _answer(request, scorer, error=refusal_text(refusal))
+    except services.TournamentTableGame as error:
+        return _answer(request, scorer, error=service_error_text(error))
     except writes.ServiceError:  # another tablet opened the game again meanwhile
         return _answer(request, scorer, error=gettext("Dit spel is nog niet uitgespeeld."))
     if scorer.actor.scorer_token and new.scorer_token:
@@ -513,14 +540,19 @@ def session_again(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> Http
 @require_http_methods(["GET", "POST"])
 @access.requires(access.scorer)
 def round_edit(request: HtmxHttpRequest, scorer: access.ScorerAccess, number: int) -> HttpResponse:
-    """The events of one round, one row each, to correct; the whole session is replayed."""
+    """The events of one round, one row each, to correct; the whole session is replayed.
+
+    Drawn into the tablet's ``#editor`` (an htmx GET) it posts with htmx and the answer is the
+    fresh ``#live``; opened as a page of its own (a new tab) it is a plain form, and saving
+    goes back to the lei (POST/redirect/GET)."""
     session = scorer.session
     round_ = Round.objects.filter(session=session, number=number).first()
     if round_ is None:
         raise Http404("no such round")
     players = list(session.seats.select_related("player").values_list("player__name", flat=True))
     game = {"game": session.game}  # each row offers the game's event types and their fields
-    error = ""
+    closed = session.result_closed and not scorer.actor.may_change_closed
+    error = service_error_text(funnel.ResultClosed()) if closed else ""
     if request.method == "POST":
         formset = EventRowFormSet(request.POST, prefix="events", form_kwargs=game)
         version_form = VersionForm(request.POST)
@@ -563,6 +595,8 @@ def round_edit(request: HtmxHttpRequest, scorer: access.ScorerAccess, number: in
         "players": players,
         "is_pot": session.game == Game.POT,
         "error": error,
+        "closed": closed,
+        "in_tablet": bool(request.htmx),
         "new_key": new_key,
     }
     if request.htmx:

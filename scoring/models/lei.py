@@ -53,6 +53,10 @@ class Session(models.Model):
     teams = models.JSONField(_("teams"), null=True, blank=True)  # {"Noord": ["Anne", "Cees"]}
     start = models.JSONField(_("start totals"), default=dict, blank=True)  # {"Anne": 9}
     ended = models.BooleanField(_("pot shared out"), default=False)  # pot game only
+    # Closed by the organiser (the toernooi series of this table was closed): the table's
+    # scorer link changes nothing any more; a club admin still corrects it, and it stays
+    # finished (scoring/lei/funnel.py).
+    result_closed = models.BooleanField(_("result closed"), default=False)
     status = models.CharField(
         _("status"), max_length=10, choices=Status.choices, default=Status.RUNNING
     )
@@ -265,11 +269,26 @@ class AuditEntry(models.Model):
         CONFIRM = "confirm", _("guests confirmed")
         MERGE = "merge", _("players merged")
         RENAME = "rename", _("player renamed")
+        # The organiser's corrections of a toernooi (``tournament`` is set).
+        CHECK_IN_UNDO = "checkin_undo", _("check-in undone")
+        PAPER = "paper", _("paper lei entered")
+        PAPER_UNDO = "paper_undo", _("paper lei taken back")
+        SERIES_CLOSE = "series_close", _("series closed")
+        SERIES_REOPEN = "series_reopen", _("series reopened")
 
     session = models.ForeignKey(
         Session, on_delete=models.SET_NULL, null=True, blank=True, related_name="audit_entries"
     )
     club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="audit_entries")
+    # By name: the toernooi's models import this module. Kept when the toernooi is deleted,
+    # as an entry outlives its session.
+    tournament = models.ForeignKey(
+        "scoring.Tournament",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="audit_entries",
+    )
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.SET_NULL,

@@ -180,9 +180,10 @@ class PaperTotalsForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.seats = seats
         for player_id, name in seats:
-            # A paper total becomes the session's start total, bounded by the engine.
+            # A paper total becomes the session's start total, bounded by the engine; below 0
+            # after a win with a jack (RULES.md §6).
             self.fields[f"total_{player_id}"] = forms.IntegerField(
-                label=name, min_value=0, max_value=START_RANGE[1]
+                label=name, min_value=START_RANGE[0], max_value=START_RANGE[1]
             )
 
     def total_fields(self) -> list[forms.BoundField]:

@@ -1,5 +1,5 @@
-"""A series' results: ending a table's game, entering a paper lei (totals or rounds), closing
-a series, and the final table of the top four."""
+"""A series' results: ending a table's game, entering a paper lei (totals or rounds) and
+correcting or taking it back, closing a series, and the final table of the top four."""
 
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ from typing import Any
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from scoring.engine import Refusal
+from scoring.engine import Refusal, judge_totals
 from scoring.engine.bounds import START_RANGE
 from scoring.lei import funnel, services
 from scoring.models import (
+    AuditEntry,
     Player,
     Series,
     Session,
@@ -21,6 +22,7 @@ from scoring.models import (
     TournamentTable,
 )
 from scoring.names import name_key
+from scoring.toernooi.audit import tournament_audit
 from scoring.toernooi.selectors import (
     OVER,
     SEATS_IN_ORDER,
@@ -68,18 +70,19 @@ def _running_session(table: TournamentTable) -> Session:
 def table_enter_totals(
     *, table: TournamentTable, totals: Mapping[Player | str, int], actor: Any = None
 ) -> Session:
-    """Enter a table's game from a paper lei by its final totals (a whole number of 0 or more
-    for every player at the table). The table's session is replaced by one with those totals,
-    finished; the places are by total. Refused when rounds were already recorded (correct
-    those instead)."""
+    """Enter a table's game from a paper lei by its final totals (a whole number for every
+    player at the table). The engine judges them (``judge_totals``): impossible totals are
+    refused (``PaperLeiRefused``), a finished game is stored finished with its places by
+    total, an unfinished one is stored unfinished and the table plays on from them. "After N
+    rounds" and "at a time" the organiser ends a game, so any possible totals end it."""
     by_name: dict[str, int] = {}
     for who, total in totals.items():
         name = who.name if isinstance(who, Player) else str(who)
         whole = isinstance(total, int) and not isinstance(total, bool)
-        if not whole or not 0 <= total <= START_RANGE[1]:
+        if not whole or not START_RANGE[0] <= total <= START_RANGE[1]:
             raise TournamentError(
-                _("Het totaal van %(player)s moet een heel getal van 0 of meer zijn.")
-                % {"player": name}
+                _("Het totaal van %(player)s moet een heel getal van %(min)s tot %(max)s zijn.")
+                % {"player": name, "min": START_RANGE[0], "max": START_RANGE[1]}
             )
         by_name[name_key(name)] = total
     return _replace_from_paper(table, actor=actor, totals=by_name)
@@ -90,10 +93,16 @@ def table_enter_rounds(
 ) -> Session:
     """Enter a table's game from a paper lei round by round (``toepen/1`` rounds: the events of
     each). The engine checks every round; a lei that breaks the rules is refused whole
-    (``PaperLeiRefused``) and nothing changes. The game is then finished as the paper has it."""
+    (``PaperLeiRefused``) and nothing changes. A game the engine has not finished is stored
+    unfinished (the table plays on), unless the organiser's rounds or time end it."""
     if not isinstance(rounds, Sequence) or isinstance(rounds, str) or not rounds:
         raise TournamentError(_("Een papieren lei heeft minstens één ronde."))
     return _replace_from_paper(table, actor=actor, rounds=list(rounds))
+
+
+def is_paper(session: Session) -> bool:
+    """Whether ``session`` was entered from a paper lei (imported, not started at the table)."""
+    return AuditEntry.objects.filter(session=session, action=AuditEntry.Action.IMPORT).exists()
 
 
 def _replace_from_paper(
@@ -103,19 +112,18 @@ def _replace_from_paper(
     totals: Mapping[str, int] | None = None,
     rounds: list[Mapping[str, Any]] | None = None,
 ) -> Session:
+    """The table's game replaced by the paper lei: a game not played at the table, or an
+    earlier paper lei (a correction). After the series is closed only by a finished one."""
     with transaction.atomic():
-        lock_tournament(table.series.tournament)
-        old = _running_session(table)
-        old = Session.objects.select_for_update().get(pk=old.pk)
-        if old.rounds.exists():
+        tournament, series, old = _paper_table(table)
+        replaced = is_paper(old)
+        if not replaced and old.rounds.exists():
             raise TournamentError(
                 _(
                     "Aan deze tafel zijn al rondes gespeeld: verbeter die op de lei in plaats"
                     " van een papieren lei in te voeren."
                 )
             )
-        if old.is_locked:
-            raise funnel.SessionLocked()
         names = [s.player.name for s in old.seats.select_related("player").order_by("position")]
         data: dict[str, Any] = {
             "format": "toepen/1",
@@ -127,6 +135,8 @@ def _replace_from_paper(
         }
         if old.first_dealer:
             data["dealer"] = old.first_dealer
+        stopped = tournament.end_mode != Tournament.EndMode.TOEPKONING
+        finished = False
         if totals is not None:
             wanted = {name_key(n) for n in names}
             if set(totals) != wanted:
@@ -135,6 +145,10 @@ def _replace_from_paper(
                     % {"players": ", ".join(names)}
                 )
             data["start"] = {n: totals[name_key(n)] for n in names}
+            try:
+                finished = judge_totals(old.rules, data["start"], stopped=stopped).finished
+            except Refusal as refusal:
+                raise PaperLeiRefused(refusal) from refusal
         try:
             session = services.session_import(
                 club=old.club,
@@ -146,13 +160,102 @@ def _replace_from_paper(
             )
         except Refusal as refusal:
             raise PaperLeiRefused(refusal) from refusal
-        if session.status not in OVER:
+        if rounds is not None:
+            ends = tournament.end_mode == Tournament.EndMode.TIME or (
+                tournament.end_mode == Tournament.EndMode.ROUNDS
+                and len(rounds) >= (tournament.end_rounds or 0)
+            )
+            finished = session.status in OVER or ends
+        if series.state == Series.State.FINISHED and not finished:
+            raise TournamentError(
+                _(
+                    "Serie %(number)s is afgesloten en deze lei is niet uitgespeeld: heropen de"
+                    " serie eerst als de tafel verder moet spelen."
+                )
+                % {"number": series.number}
+            )
+        if finished and session.status not in OVER:
             services.session_finish(session=session, actor=actor)
-        table = TournamentTable.objects.get(pk=table.pk)
-        table.session = session
-        table.save(update_fields=["session"])
-        old.delete()  # an unplayed session: nothing of it is lost (its audit entry stays)
+        _hand_over(old, session, table, closed=series.state == Series.State.FINISHED)
+        tournament_audit(
+            tournament,
+            actor=actor,
+            action=AuditEntry.Action.PAPER,
+            session=session,
+            before={"session": old.pk, "paper": replaced},
+            after={
+                "series": series.number,
+                "final": series.final,
+                "table": table.number,
+                "finished": finished,
+                "totals": data.get("start"),
+                "rounds": len(rounds or []),
+            },
+        )
         return session
+
+
+def table_paper_undo(*, table: TournamentTable, actor: Any = None) -> Session:
+    """Take back a paper lei entered for this table (the wrong table, say): the table's game
+    is an unplayed one again, as the series' start made it. Not after the series is closed
+    (the table would play in a closed series): enter the right lei instead."""
+    with transaction.atomic():
+        tournament, series, old = _paper_table(table)
+        if series.state == Series.State.FINISHED:
+            raise TournamentError(
+                _(
+                    "Serie %(number)s is afgesloten: voer de juiste papieren lei in, of heropen"
+                    " de serie eerst."
+                )
+                % {"number": series.number}
+            )
+        if not is_paper(old):
+            raise TournamentError(
+                _("Tafel %(table)s heeft geen papieren lei om terug te nemen.")
+                % {"table": table.number}
+            )
+        fresh = TournamentTable.objects.select_related("dealer").get(pk=table.pk)
+        session = table_session(tournament, series, fresh, actor=actor)
+        _hand_over(old, session, fresh, closed=False)
+        tournament_audit(
+            tournament,
+            actor=actor,
+            action=AuditEntry.Action.PAPER_UNDO,
+            session=session,
+            before={"session": old.pk},
+            after={"series": series.number, "final": series.final, "table": table.number},
+        )
+        return session
+
+
+def _paper_table(table: TournamentTable) -> tuple[Tournament, Series, Session]:
+    """Under the tournament's lock: the tournament, the table's series and its game (locked).
+    A finished tournament is corrected too: by a finished lei, as a closed series is."""
+    tournament = lock_tournament(table.series.tournament)
+    table = TournamentTable.objects.select_related("series").get(pk=table.pk)
+    series = table.series
+    if series.state != Series.State.FINISHED:
+        must_be_open(tournament)
+    if table.session_id is None:
+        raise TournamentError(_("Deze tafel is nog niet begonnen."))
+    old = Session.objects.select_for_update().get(pk=table.session_id)
+    if old.is_locked:
+        raise funnel.SessionLocked()
+    return tournament, series, old
+
+
+def _hand_over(old: Session, new: Session, table: TournamentTable, *, closed: bool) -> None:
+    """``new`` is the table's game from now on, with the old one's scorer link: the printed
+    table card keeps working. The old game goes (its audit entries stay)."""
+    token = old.scorer_token
+    old.scorer_token = None
+    old.save(update_fields=["scorer_token"])
+    new.scorer_token = token
+    new.result_closed = closed
+    new.save(update_fields=["scorer_token", "result_closed"])
+    table.session = new
+    table.save(update_fields=["session"])
+    old.delete()
 
 
 def series_finish(*, series: Series, actor: Any = None) -> Series:

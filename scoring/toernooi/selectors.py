@@ -10,11 +10,12 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
-from django.db.models import Prefetch
+from django.db.models import Prefetch, Q
 from django.utils.functional import Promise
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext, gettext_lazy
 
 from scoring.models import (
+    AuditEntry,
     Player,
     Series,
     Session,
@@ -234,7 +235,10 @@ def _rows(
                 row.series.append((number, table_number, places[player_id], points))
     for row in by_player.values():
         row.series.sort()
-    rows = sorted(by_player.values(), key=_key)
+    # A check-in taken back before it played (an entry kept from before that was possible:
+    # scoring/toernooi/corrections.py) is nobody's row: no "vertrokken" ghost.
+    kept = [r for r in by_player.values() if r.series_played or not r.withdrawn]
+    rows = sorted(kept, key=_key)
     return _place(rows, places_at)
 
 
@@ -350,3 +354,101 @@ def prize_list(tournament: Tournament) -> list[PrizeRow]:
         )
         previous = row
     return prizes
+
+
+def paper_games(overview: Sequence[TableStatus]) -> set[int]:
+    """The ids of the tables' games that were entered from a paper lei (one query): those the
+    organiser may replace or take back (``scoring.toernooi.results``)."""
+    sessions = [t.session.pk for t in overview if t.session is not None]
+    return set(
+        AuditEntry.objects.filter(
+            session__in=sessions, action=AuditEntry.Action.IMPORT
+        ).values_list("session_id", flat=True)
+    )
+
+
+@dataclass
+class Correction:
+    at: Any  # a datetime
+    who: str  # the user's name, "scorerlink", or "" (a command)
+    text: str
+
+
+# The entries of a tournament's tables' games that its page lists beside its own.
+GAME_CORRECTIONS = (AuditEntry.Action.CORRECT, AuditEntry.Action.REOPEN)
+
+
+def corrections(tournament: Tournament, limit: int = 100) -> list[Correction]:
+    """The organiser's log of the tournament, newest first (one query): its corrections and
+    series closed and reopened (``AuditEntry.tournament``), and the rounds of its tables'
+    games corrected after the fact."""
+    entries = (
+        AuditEntry.objects.filter(
+            Q(tournament=tournament)
+            | Q(
+                session__tournament_table__series__tournament=tournament,
+                action__in=GAME_CORRECTIONS,
+            )
+        )
+        .select_related("user", "session__tournament_table__series")
+        .order_by("-at", "-id")[:limit]
+    )
+    return [
+        Correction(at=entry.at, who=_who(entry), text=_correction_text(entry)) for entry in entries
+    ]
+
+
+def _who(entry: AuditEntry) -> str:
+    if entry.user is not None:
+        return entry.user.get_username()
+    return gettext("scorerlink") if entry.by_scorer_token else ""
+
+
+def _where(facts: dict[str, Any]) -> str:
+    if facts.get("final"):
+        return gettext("finaletafel")
+    if facts.get("table") is None:
+        return gettext("serie %(series)s") % {"series": facts.get("series")}
+    return gettext("serie %(series)s, tafel %(table)s") % {
+        "series": facts.get("series"),
+        "table": facts.get("table"),
+    }
+
+
+def _correction_text(entry: AuditEntry) -> str:
+    Action = AuditEntry.Action
+    before = entry.before if isinstance(entry.before, dict) else {}
+    after = entry.after if isinstance(entry.after, dict) else {}
+    if entry.action in GAME_CORRECTIONS and entry.tournament_id is None:
+        table = entry.session.tournament_table
+        after = {"series": table.series.number, "final": table.series.final, "table": table.number}
+        if entry.action == Action.REOPEN:
+            return gettext("Spel heropend: %(where)s") % {"where": _where(after)}
+        return gettext("Ronde %(round)s verbeterd: %(where)s") % {
+            "round": entry.round_number,
+            "where": _where(after),
+        }
+    where = _where(after)
+    if entry.action == Action.CHECK_IN_UNDO:
+        return gettext("Aanmelding van %(player)s ongedaan gemaakt") % {
+            "player": before.get("player", "?")
+        }
+    if entry.action == Action.PAPER:
+        text = (
+            gettext("Papieren lei vervangen: %(where)s")
+            if before.get("paper")
+            else gettext("Papieren lei ingevoerd: %(where)s")
+        ) % {"where": where}
+        if not after.get("finished"):
+            text += " " + gettext("(niet uitgespeeld: de tafel speelt verder)")
+        return text
+    if entry.action == Action.PAPER_UNDO:
+        return gettext("Papieren lei teruggenomen: %(where)s") % {"where": where}
+    if entry.action == Action.SERIES_CLOSE:
+        return gettext("Afgesloten: %(where)s") % {"where": where}
+    if entry.action == Action.SERIES_REOPEN:
+        text = gettext("Heropend: %(where)s") % {"where": where}
+        if after.get("final_taken_back"):
+            text += " " + gettext("(de finaletafel is teruggenomen)")
+        return text
+    return entry.get_action_display()

@@ -12,7 +12,9 @@ tablet, so everything the lei does works at a toernooi too. The life of a series
    time", by the organiser (``table_finish`` → ``services.session_finish``: the places are then
    the engine's current order, by total); a paper lei is entered with ``table_enter_totals``
    or ``table_enter_rounds`` (the engine checks the rounds);
-4. ``series_finish`` closes the series when every table is over.
+4. ``series_finish`` closes the series when every table is over: its games are then closed
+   for the tables' scorer links, and only the organiser corrects them or reopens the series
+   (``scoring.toernooi.corrections``).
 
 The standings (``tournament_standings``) are computed on every call from the tables'
 ``SessionResult`` rows, so a correction of a table's game is in them at once, and while a
@@ -34,8 +36,8 @@ Decisions of our own, where the rules say nothing:
   its N rounds shows as done and ``series_finish`` (or ``table_finish``) ends it; rounds it
   played meanwhile count, as they would on the lei. A draw of the next series never ends a
   game: it waits until every table is over or the organiser closes the series.
-- **A paper lei's totals** record the places by total (lowest first) and no toepkoning; enter
-  the rounds for the toepkoning to count.
+- **A paper lei's totals** record the places by total (lowest first) and no toepkoning (enter
+  the rounds for it to count); the engine judges them (``scoring/engine/paper.py``).
 - **The final table** takes the top four of the standings after the last series, passing
   over players who withdrew (a tie for 4th place that the tie-breakers cannot decide is
   decided by lot, with the draw's seed). Its places decide places 1-4 (players sharing a
@@ -63,6 +65,7 @@ from scoring.engine import Refusal, resolve_rules
 from scoring.lei import services
 from scoring.lei.forms import refusal_text
 from scoring.models import (
+    AuditEntry,
     Club,
     Player,
     Season,
@@ -75,6 +78,7 @@ from scoring.models import (
 )
 from scoring.names import name_key, tidy
 from scoring.toernooi import draw
+from scoring.toernooi.audit import tournament_audit
 from scoring.toernooi.selectors import SEATS_IN_ORDER, present_for, series_overview
 
 MIN_PLAYERS = draw.MIN_TABLE
@@ -620,6 +624,8 @@ def close_series(
     """Close ``series``; with ``end_done`` the tables that may be ended ("done") are ended
     now, without it only a series whose every game is over by itself is closed (a draw of
     the next series does not end games behind the organiser's back)."""
+    # The games' rows first: a tap waits for the close, and then finds its result closed.
+    list(Session.objects.select_for_update(of=("self",)).filter(tournament_table__series=series))
     overview = series_overview(series)
     over = ("finished", "done") if end_done else ("finished",)
     playing = [t.table.number for t in overview if t.state not in over]
@@ -630,6 +636,15 @@ def close_series(
             services.session_finish(session=status.session, actor=actor)
     series.state = Series.State.FINISHED
     series.save(update_fields=["state"])
+    # Closed for the tables' scorer links too (scoring/lei/funnel.py): only the organiser
+    # changes a result now, and no game plays on until the series is reopened.
+    Session.objects.filter(tournament_table__series=series).update(result_closed=True)
+    tournament_audit(
+        tournament,
+        actor=actor,
+        action=AuditEntry.Action.SERIES_CLOSE,
+        after={"series": series.number, "final": series.final},
+    )
     if series.final or (series.number >= tournament.series_count and not tournament.final_table):
         tournament.status = Tournament.Status.FINISHED
         tournament.save(update_fields=["status"])

@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from scoring import access
 from scoring.http import private_response
 from scoring.lei.compression import no_compression
-from scoring.models import Series, Tournament
+from scoring.models import Series, Session, Tournament
 from scoring.svg import qr_svg
 from scoring.toernooi import results as tournament_results
 from scoring.toernooi import selectors as tournament_selectors
@@ -133,22 +133,33 @@ def table_paper(
         if form.is_valid():
             try:
                 if action == "rounds":
-                    tournament_results.table_enter_rounds(
+                    session = tournament_results.table_enter_rounds(
                         table=found, rounds=form.cleaned_data["rounds"], actor=request.user
                     )
                 else:
                     by_id = {p.pk: p for p in seated}
                     totals = {by_id[pid]: total for pid, total in form.totals().items()}
-                    tournament_results.table_enter_totals(
+                    session = tournament_results.table_enter_totals(
                         table=found, totals=totals, actor=request.user
                     )
             except ServiceError as refused:
                 error = str(refused)
             else:
-                messages.success(
-                    request,
-                    gettext("De papieren lei van tafel %(table)s is ingevoerd.") % {"table": table},
-                )
+                if session.status == Session.Status.RUNNING:
+                    messages.warning(
+                        request,
+                        gettext(
+                            "De papieren lei van tafel %(table)s is ingevoerd als niet"
+                            " uitgespeeld: de tafel speelt verder op de lei, vanaf deze stand."
+                        )
+                        % {"table": table},
+                    )
+                else:
+                    messages.success(
+                        request,
+                        gettext("De papieren lei van tafel %(table)s is ingevoerd.")
+                        % {"table": table},
+                    )
                 return redirect(series_url(series))
     return render(
         request,
@@ -160,9 +171,26 @@ def table_paper(
             "totals_form": totals_form,
             "rounds_form": rounds_form,
             "error": error,
+            "paper": found.session is not None and tournament_results.is_paper(found.session),
         },
         status=422 if error else 200,
     )
+
+
+@require_POST
+@access.requires(access.organiser)
+def table_paper_undo(
+    request: HttpRequest, tournament: Tournament, number: int, table: int
+) -> HttpResponse:
+    """Take back the paper lei of a table (entered for the wrong table): it plays again."""
+
+    def write(series: Series) -> str:
+        tournament_results.table_paper_undo(table=table_of(series, table), actor=request.user)
+        return gettext(
+            "De papieren lei van tafel %(table)s is teruggenomen: de tafel speelt weer."
+        ) % {"table": table}
+
+    return series_write(request, tournament, number, write)
 
 
 # --- the final table and the prizes ----------------------------------------------------------

@@ -29,7 +29,8 @@ Choices of our own:
   More than ten tables are listed one line each, so the 25 tables of 100 players fit.
 - **A paper lei** is entered by its final totals (places by total) or by its rounds written
   out one line each in the lei's words ("Bas toept, Cees weg, Anne wint"); the words are read
-  here, the engine judges the rounds.
+  here, the engine judges the totals or the rounds. One not played out says so: the table
+  plays on.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ from scoring import access
 from scoring.http import HtmxHttpRequest
 from scoring.models import Club, Player, Series, Tournament, TournamentTable
 from scoring.svg import qr_svg
+from scoring.toernooi import corrections
 from scoring.toernooi import results as tournament_results
 from scoring.toernooi import selectors as tournament_selectors
 from scoring.toernooi import services as tournaments
@@ -194,6 +196,7 @@ def tournament_page(request: HttpRequest, tournament: Tournament) -> HttpRespons
             "step": "overview",
             "share_url": share_url,
             "share_qr": qr_svg(share_url, gettext("De stand van het toernooi")),
+            "corrections": tournament_selectors.corrections(tournament),
         },
     )
 
@@ -229,9 +232,15 @@ def tournament_checkin(request: HtmxHttpRequest, tournament: Tournament) -> Http
                         tournament=tournament, players=[player], actor=request.user
                     )
                 else:
-                    tournaments.tournament_withdraw(
+                    done = corrections.tournament_check_out(
                         tournament=tournament, player=player, actor=request.user
                     )
+                    if done == corrections.UNDONE:
+                        messages.success(
+                            request,
+                            gettext("De aanmelding van %(player)s is ongedaan gemaakt.")
+                            % {"player": player.name},
+                        )
             else:
                 messages.error(request, gettext("Onbekende actie."))
         except ServiceError as error:
@@ -335,11 +344,16 @@ def series_page(request: HtmxHttpRequest, tournament: Tournament, number: int) -
     names = {p.pk: p.name for status in overview for p in status.players}
     repeat_pairs = [(names.get(a, "?"), names.get(b, "?")) for a, b in (series.repeat_pairs or [])]
     states = [s.state for s in overview]
+    later = tournament.series.filter(number__gt=series.number)
     context = {
         "tournament": tournament,
         "series": series,
         "overview": [_table_view(status) for status in overview],
         "repeat_pairs": repeat_pairs,
+        "paper": tournament_selectors.paper_games(overview),
+        # corrections.series_reopen: the last series (an untouched final table is taken back).
+        "can_reopen": series.state == Series.State.FINISHED
+        and not later.filter(final=False).exists(),
         "all_over": bool(states) and all(s in ("finished", "done") for s in states),
         "playing": sum(1 for s in states if s == "running"),
         "poll_seconds": SERIES_POLL_SECONDS,
@@ -452,5 +466,18 @@ def series_finish(request: HttpRequest, tournament: Tournament, number: int) -> 
     def write(series: Series) -> str:
         tournament_results.series_finish(series=series, actor=request.user)
         return gettext("Serie %(number)s is afgesloten.") % {"number": series.number}
+
+    return series_write(request, tournament, number, write)
+
+
+@require_POST
+@access.requires(access.organiser)
+def series_reopen(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
+    def write(series: Series) -> str:
+        corrections.series_reopen(series=series, actor=request.user)
+        return gettext(
+            "Serie %(number)s is heropend: de stand is weer voorlopig en de tafels kunnen weer"
+            " scoren."
+        ) % {"number": series.number}
 
     return series_write(request, tournament, number, write)

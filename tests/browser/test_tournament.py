@@ -7,6 +7,11 @@ tablet to its toepkoning; table 2 is entered from a paper lei, table 3 is played
 organiser's series page shows each table finish without a reload, the series is closed and the
 second series drawn, and the TV, which only polls, shows the new tables by itself.
 
+The director's corrections on the way: a member checked in by mistake and tapped out at once
+(no ghost anywhere), a wrong paper lei replaced by the right one, and after the close the
+table's own tablet refused while the organiser corrects a round of its game on the lei; the
+tournament's page lists every correction.
+
 Screenshots of every page at the sizes people use them land in test-artifacts/screenshots/.
 """
 
@@ -125,6 +130,19 @@ def test_an_organiser_runs_two_series_and_the_tv_follows(page, browser, base_url
     page.screenshot(path=screenshot_dir / "toernooi-series-drawn-tablet.png", full_page=True)
     page.get_by_role("button", name="Serie 1 beginnen").click()
     expect(page.locator('[data-state="running"]')).to_have_count(3)
+    series_url = page.url
+
+    # Mien is tapped in by mistake and out at once: her check-in is taken back, no ghost.
+    page.goto(f"{base_url}/toernooi/{tournament.pk}/aanmelden/")
+    page.locator('#checkin button[data-player="Mien"]').click()
+    expect(page.locator('#checkin button[data-player="Mien"]')).to_have_attribute(
+        "aria-pressed", "true"
+    )
+    page.locator('#checkin button[data-player="Mien"]').click()
+    expect(page.locator("#checkin")).to_contain_text("De aanmelding van Mien is ongedaan gemaakt.")
+    expect(page.locator("#checkin")).not_to_contain_text("Vertrokken")
+    expect(page.locator(".checkin__count")).to_have_text("13 spelers spelen mee")
+    page.goto(series_url)
 
     # Table 1's card: its QR code holds the secret scorer link (as text beside it too).
     page.get_by_role("link", name="Tafelkaart").first.click()
@@ -158,15 +176,27 @@ def test_an_organiser_runs_two_series_and_the_tv_follows(page, browser, base_url
     page.screenshot(path=screenshot_dir / "toernooi-series-running-laptop.png", full_page=True)
     page.set_viewport_size(TABLET)
 
-    # Table 2 from a paper lei (final totals), table 3 played out elsewhere.
+    # Table 2 from a paper lei (final totals), table 3 played out elsewhere. The lei entered
+    # first was wrong and is replaced by the right one.
     series = tournament.series.get(number=1)
     page.goto(f"{base_url}/toernooi/{tournament.pk}/serie/1/tafel/2/papier/")
     fields = page.locator('input[name^="total_"]')
-    for i in range(fields.count()):
-        fields.nth(i).fill(str(3 * i + 1))
+    seats = fields.count()
+    for i in range(seats):
+        fields.nth(i).fill(str(4 if i == 0 else 10 + i))  # the first left below 10
     page.screenshot(path=screenshot_dir / "toernooi-paper-tablet.png", full_page=True)
     page.get_by_role("button", name="Eindstand opslaan").click()
     page.wait_for_url(re.compile(r"/serie/1/$"))
+    page.locator('[data-table="2"]').get_by_role("link", name="Papieren lei verbeteren").click()
+    expect(page.locator("#paper-replaces")).to_be_visible()
+    fields = page.locator('input[name^="total_"]')
+    for i in range(seats):
+        fields.nth(i).fill(str(4 if i == seats - 1 else 10 + i))  # the last was left, really
+    page.get_by_role("button", name="Eindstand opslaan").click()
+    page.wait_for_url(re.compile(r"/serie/1/$"))
+    paper = series.tables.get(number=2).session
+    last = paper.seats.order_by("-position").first().player_id
+    assert paper.results.get(player_id=last).place == 1
     play_out(series.tables.get(number=3).session)
     expect(page.locator('[data-state="finished"]')).to_have_count(3, timeout=15_000)
     expect(page.locator("#series-tables")).to_contain_text("Alle tafels zijn klaar.")
@@ -175,6 +205,21 @@ def test_an_organiser_runs_two_series_and_the_tv_follows(page, browser, base_url
     standings_before = tv.locator("#tv-board").inner_text()
     page.get_by_role("button", name="Serie afsluiten").click()
     expect(page.locator(".notices")).to_contain_text("Serie 1 is afgesloten.")
+
+    # Closed: table 1's own tablet cannot take its last tap back any more...
+    tablet.get_by_role("button", name="Ongedaan maken: de laatste tik terugnemen").click()
+    expect(tablet.locator("#closed")).to_contain_text("De serie van deze tafel is afgesloten")
+    assert Session.objects.get(pk=session.pk).status == Session.Status.FINISHED
+    # ...while the organiser corrects its first round on the lei: won with a jack after all.
+    page.goto(f"{base_url}/sessies/{session.pk}/")
+    page.get_by_role("link", name="Ronde 1 verbeteren").click()
+    page.locator('#editor input[name="events-0-jack"]').check()
+    page.get_by_role("button", name="Ronde opslaan").click()
+    expect(page.locator("#live .badge--fixed")).to_have_count(1)
+    assert Session.objects.get(pk=session.pk).rounds.get(number=1).events[0]["jack"] is True
+    page.goto(series_url)
+    expect(page.locator("h1 .badge")).to_have_text("klaar")
+    expect(page.locator('[data-table="1"]')).to_have_attribute("data-state", "finished")
     page.get_by_role("button", name="Serie 2 loten").click()
     page.wait_for_url(re.compile(r"/serie/2/$"))
     expect(page.locator("h1")).to_contain_text("Serie 2 van 2")
@@ -189,6 +234,10 @@ def test_an_organiser_runs_two_series_and_the_tv_follows(page, browser, base_url
     page.set_viewport_size(LAPTOP)
     page.locator("nav .steps a").first.click()
     expect(page.locator("#next-step")).to_be_visible()
+    corrections = page.locator("#corrections")
+    expect(corrections).to_contain_text("Aanmelding van Mien ongedaan gemaakt")
+    expect(corrections).to_contain_text("Papieren lei vervangen: serie 1, tafel 2")
+    expect(corrections).to_contain_text("Ronde 1 verbeterd: serie 1, tafel 1")
     page.screenshot(path=screenshot_dir / "toernooi-overview-laptop.png", full_page=True)
     page.get_by_role("link", name="Prijslijst").first.click()
     expect(page.locator(".prize-list tbody tr")).to_have_count(13)
@@ -200,6 +249,7 @@ def test_an_organiser_runs_two_series_and_the_tv_follows(page, browser, base_url
     phone = phone_context.new_page()
     phone.goto(f"{base_url}/club/{club.slug}/toernooi/{tournament.pk}/")
     expect(phone.locator("#standings tbody tr")).to_have_count(13)
+    expect(phone.locator("#standings")).not_to_contain_text("Mien")
     phone.screenshot(path=screenshot_dir / "toernooi-standings-phone.png", full_page=True)
     assert phone.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
 

@@ -167,3 +167,49 @@ def test_a_game_the_engine_finished_cannot_be_reopened_into_play(club, people):
     assert session.status == "finished"
     services.session_reopen(session=session)
     assert session.status == "finished"  # the toepkoning is decided by the rules
+
+
+# --- the editor as a page of its own (a new tab) and inside the tablet -----------------------
+
+
+def htmx_targets_missing(html: str) -> list[str]:
+    """The ``hx-target`` ids a page names that are not on it (htmx:targetError: nothing sent)."""
+    ids = set(re.findall(r'\bid="([^"]+)"', html))
+    named = re.findall(r'hx-target="#([^"]+)"', html)
+    return [target for target in named if target not in ids]
+
+
+def test_the_round_editor_saves_as_a_page_of_its_own_and_inside_the_tablet(scorer, session):
+    record(session, "win", "Anne")
+    url = reverse("round_edit", args=[session.pk, 1])
+    # Opened in a new tab: a plain form (no htmx target that is not on the page), and saving
+    # goes back to the lei (POST/redirect/GET).
+    html = scorer.get(url).content.decode()
+    assert htmx_targets_missing(html) == []
+    form = html[html.index('<form method="post" action="' + url) :]
+    assert "hx-post" not in form[: form.index(">")]
+    session.refresh_from_db()
+    data = {
+        "version": session.version,
+        "key": "new-tab",
+        "events-TOTAL_FORMS": "1",
+        "events-INITIAL_FORMS": "0",
+        "events-MIN_NUM_FORMS": "0",
+        "events-MAX_NUM_FORMS": "1000",
+        "events-0-type": "win",
+        "events-0-player": "Bas",
+    }
+    response = scorer.post(url, data)  # what the browser sends without htmx
+    assert response.status_code == 302
+    assert response["Location"] == reverse("tablet", args=[session.pk])
+    assert session.rounds.get(number=1).events == [{"type": "win", "player": "Bas"}]
+    tablet = scorer.get(response["Location"])
+    assert "Ronde 1 is verbeterd." in [str(m) for m in tablet.context["messages"]]
+    # Inside the tablet: drawn into its #editor, posted by htmx, answered with the fresh lei.
+    fragment = editor(scorer, session)
+    assert htmx_targets_missing(tablet.content.decode() + fragment) == []
+    assert 'hx-target="#live"' in fragment
+    response = correct_round_1(scorer, session, [("win", "Cees")])
+    assert response.status_code == 200
+    assert 'id="live"' in response.content.decode()
+    assert session.rounds.get(number=1).events == [{"type": "win", "player": "Cees"}]

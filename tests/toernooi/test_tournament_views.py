@@ -538,7 +538,8 @@ def test_a_paper_lei_with_final_totals_finishes_the_table(org, tournament, membe
     tournaments.series_start(series=series)
     table = series.tables.get(number=1)
     seats = list(table.seats.order_by("position"))
-    data = {f"total_{s.player_id}": str(i * 3) for i, s in enumerate(seats)}
+    # The first is the one left below 10: the others are out (RULES.md §10).
+    data = {f"total_{s.player_id}": str(10 + i if i else 3) for i, s in enumerate(seats)}
     response = org.post(
         reverse("tournament_table_paper", args=[tournament.pk, 1, 1]), data, follow=True
     )
@@ -571,7 +572,7 @@ def test_a_paper_lei_the_engine_refuses_changes_nothing(org, tournament, members
     assert not table.session.rounds.exists()
 
 
-def test_a_paper_lei_of_rounds_the_engine_accepts_replaces_the_tables_game(
+def test_a_paper_lei_of_rounds_not_played_out_replaces_the_tables_game_and_it_plays_on(
     org, tournament, members
 ):
     series = drawn(tournament, members)
@@ -586,10 +587,13 @@ def test_a_paper_lei_of_rounds_the_engine_accepts_replaces_the_tables_game(
         {"action": "rounds", "rounds": rounds},
         follow=True,
     )
-    assert "De papieren lei van tafel 1 is ingevoerd." in messages_of(response)
+    assert messages_of(response) == [
+        "De papieren lei van tafel 1 is ingevoerd als niet uitgespeeld: de tafel speelt verder"
+        " op de lei, vanaf deze stand."
+    ]
     table.refresh_from_db()
     assert table.session.rounds.count() == 4
-    assert table.session.status == Session.Status.FINISHED
+    assert table.session.status == Session.Status.RUNNING  # nobody is out: never a result
 
 
 def test_a_paper_round_naming_someone_not_at_the_table_is_refused(org, tournament, members):
