@@ -89,6 +89,11 @@ def service_error_message(error: writes.ServiceError) -> str:
         return gettext("The session is locked: unlock it to change it.")
     if isinstance(error, funnel.NotFinished):
         return gettext("Only a finished session can be locked.")
+    if isinstance(error, funnel.KeyReused):
+        return gettext(
+            "This form was sent before with other contents, so nothing was saved: open the "
+            "page again and make the change there."
+        )
     return str(error)
 
 

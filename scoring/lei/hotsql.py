@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Sequence
 from functools import cache
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections
 from django.db.models import Model, signals
@@ -189,17 +189,27 @@ def _locked(rows: list[tuple[Any, ...]], pk: int) -> Session:
 def _key_sql() -> str:
     table = _name(IdempotencyKey._meta.db_table)
     return (
-        f"SELECT {_name('response')} FROM {table}"  # noqa: S608
+        f"SELECT {_name('response')}, {_name('digest')} FROM {table}"  # noqa: S608
         f" WHERE {_name('session_id')} = %s AND {_name('key')} = %s"
     )
 
 
-def _answer(rows: list[tuple[Any, ...]]) -> dict[str, Any] | None:
+class Stored(NamedTuple):
+    """What the write with a key answered, and the fingerprint of what was sent with it."""
+
+    response: dict[str, Any]
+    digest: str
+
+
+def _answer(rows: list[tuple[Any, ...]]) -> Stored | None:
     """What the write with a key answered, if it was applied (the key is unique per session)."""
     if not rows:
         return None
     field = IdempotencyKey._meta.get_field("response")
-    return field.from_db_value(rows[0][0], field.get_col(IdempotencyKey._meta.db_table), connection)
+    response = field.from_db_value(
+        rows[0][0], field.get_col(IdempotencyKey._meta.db_table), connection
+    )
+    return Stored(response, rows[0][1])
 
 
 @cache
@@ -246,10 +256,11 @@ def _rounds(rows: list[tuple[Any, ...]]) -> list[Round]:
 
 def lock_and_read(
     pk: int, key: str | None
-) -> tuple[Session, dict[str, Any] | None, list[Seat], list[Round]]:
+) -> tuple[Session, Stored | None, list[Seat], list[Round]]:
     """What a write reads: the session ``pk``, its row locked until the transaction ends
-    (Session.DoesNotExist), what the write with ``key`` answered if it was applied (None
-    without a key), and its seats and rounds as ``seats_and_rounds`` gives them.
+    (Session.DoesNotExist), what the write with ``key`` answered if it was applied, with the
+    fingerprint of what it was sent (None without a key), and its seats and rounds as
+    ``seats_and_rounds`` gives them.
 
     On PostgreSQL the four statements go in one round trip (psycopg's pipeline mode). The server
     runs each when the one before it is done, so the three after the lock read the session as

@@ -234,12 +234,22 @@ def session_create(
 
 
 def session_record_event(
-    *, session: Session, event: dict[str, Any], version: int, key: str, actor: Any = None
+    *,
+    session: Session,
+    event: dict[str, Any],
+    version: int,
+    key: str,
+    actor: Any = None,
+    sent: Any = None,
 ) -> RecordOutcome:
     """Record one event (RULES.md §3) in the round being played, or start the next round.
 
     In the pot game an event is a bid, ``{"type": "bid", "player": "Anne", "bid": 150}`` (or
     ``"fold"``), or the last-trick winner, ``{"type": "win", "player": "Anne"}``.
+
+    ``sent`` (every write with a key has it): what the client sent, fingerprinted with the key
+    so that the key with another write is refused (``funnel.KeyReused``); by default the
+    write's own arguments.
     """
 
     def change(locked: Session, rounds: list[Round], files: list[dict]) -> Change:
@@ -253,7 +263,13 @@ def session_record_event(
         return Change(rounds=files, first=number, round_number=number, after={"event": event})
 
     return session_write(
-        session, version=version, key=key, actor=actor, action=Action.EVENT, change=change
+        session,
+        version=version,
+        key=key,
+        actor=actor,
+        action=Action.EVENT,
+        change=change,
+        sent={"event": event} if sent is None else sent,
     )
 
 
@@ -265,6 +281,7 @@ def session_set_presence(
     version: int,
     key: str,
     actor: Any = None,
+    sent: Any = None,
 ) -> RecordOutcome:
     """Who is away (``"toilet"``/``"drinks"``) and who sits down in the round about to start."""
 
@@ -295,12 +312,22 @@ def session_set_presence(
             new_players={p.name: p for p in new_players.values()},
         )
 
+    if sent is None:
+        sent = {"absent": dict(absent), "join": [str(p) for p in join]}
     return session_write(
-        session, version=version, key=key, actor=actor, action=Action.PRESENCE, change=change
+        session,
+        version=version,
+        key=key,
+        actor=actor,
+        action=Action.PRESENCE,
+        change=change,
+        sent=sent,
     )
 
 
-def session_undo(*, session: Session, version: int, key: str, actor: Any = None) -> RecordOutcome:
+def session_undo(
+    *, session: Session, version: int, key: str, actor: Any = None, sent: Any = None
+) -> RecordOutcome:
     """Take back the last thing recorded: the last event, or the presence of a round not yet
     started. A round that is left empty disappears. In the pot game undo after the pot was
     shared out takes the sharing back."""
@@ -331,7 +358,13 @@ def session_undo(*, session: Session, version: int, key: str, actor: Any = None)
         return Change(rounds=files, first=last.number, round_number=last.number, before=undone)
 
     return session_write(
-        session, version=version, key=key, actor=actor, action=Action.UNDO, change=change
+        session,
+        version=version,
+        key=key,
+        actor=actor,
+        action=Action.UNDO,
+        change=change,
+        sent=sent,
     )
 
 
@@ -345,6 +378,7 @@ def round_replace_events(
     version: int | None = None,
     key: str | None = None,
     actor: Any = None,
+    sent: Any = None,
 ) -> RecordOutcome:
     """Correct a round: its events (and, when given, absent and joining players) are replaced
     and the whole session is replayed, so totals, who went out and the winner follow."""
@@ -369,8 +403,21 @@ def round_replace_events(
             new_players={p.name: p for p in new_players.values()},
         )
 
+    if sent is None:
+        sent = {
+            "number": number,
+            "events": events,
+            "absent": absent,
+            "join": None if join is None else [str(p) for p in join],
+        }
     return session_write(
-        session, version=version, key=key, actor=actor, action=Action.CORRECT, change=change
+        session,
+        version=version,
+        key=key,
+        actor=actor,
+        action=Action.CORRECT,
+        change=change,
+        sent=sent,
     )
 
 
@@ -378,7 +425,12 @@ def round_replace_events(
 
 
 def session_finish(
-    *, session: Session, version: int | None = None, key: str | None = None, actor: Any = None
+    *,
+    session: Session,
+    version: int | None = None,
+    key: str | None = None,
+    actor: Any = None,
+    sent: Any = None,
 ) -> RecordOutcome:
     """End the session now. In the pot game the pot is shared out (the engine does it); a
     strafpunten session that the engine has not finished yet ends with the places as they are
@@ -404,7 +456,13 @@ def session_finish(
 
     try:
         return session_write(
-            session, version=version, key=key, actor=actor, action=Action.FINISH, change=change
+            session,
+            version=version,
+            key=key,
+            actor=actor,
+            action=Action.FINISH,
+            change=change,
+            sent=sent,
         )
     except _NothingPlayed:
         return session_discard(session=session, version=version, actor=actor)

@@ -56,6 +56,24 @@ def new_key() -> str:
     return secrets.token_urlsafe(16)
 
 
+# The fields of a write that are no part of what it asks: sent again after a refusal, the same
+# tap expects a newer version and names the sheet the tablet shows then; the key and the CSRF
+# token travel beside it.
+NOT_THE_TAP = frozenset({"key", "version", "sheet", "csrfmiddlewaretoken"})
+
+
+def _sent(request: HttpRequest) -> list[Any]:
+    """What the tablet sent for a write, fingerprinted with its key (``funnel.sent_digest``):
+    the URL and the form's fields, so that the same key with another tap is refused."""
+    fields = sorted(
+        [name, value]
+        for name, values in request.POST.lists()
+        if name not in NOT_THE_TAP
+        for value in values
+    )
+    return [request.path_info, fields]
+
+
 # --- answers after a write -------------------------------------------------------------------
 
 
@@ -104,6 +122,7 @@ def _answer(
     changed: bool = True,
     outcome: funnel.RecordOutcome | None = None,
     undone: str = "",
+    status: int = 200,
 ) -> HttpResponse:
     """After a write: the fresh panel and sheet (HTMX) or a redirect back (plain POST).
 
@@ -114,10 +133,15 @@ def _answer(
 
     The tablet's outbox (static/js/lei.js) reads two headers: ``X-Lei-Outcome`` (``recorded``,
     ``refused``, ``stale``) and ``X-Lei-Version``, the version the next tap must expect. A
-    refusal is a 200 like a recorded tap: its answer is the fresh lei with the reason."""
+    refusal is a 200 like a recorded tap: its answer is the fresh lei with the reason. A key
+    that came before with another write is a ``status`` 409 (``conflict``), with the reason:
+    a plain POST gets the tablet page with it rather than a redirect."""
     session = scorer.session
     if error:
         error = gettext("Niet opgeslagen: %(reason)s") % {"reason": error}
+    if status == 409 and not request.htmx:
+        session.refresh_from_db(fields=["version", "status", "scorer_token", "ended"])
+        return _tablet_page(request, scorer, error=error, status=status)
     notice = (
         gettext(
             "Niet opgeslagen. De lei is intussen veranderd (op een andere tablet?): "
@@ -153,8 +177,10 @@ def _answer(
         response = render(request, "scoring/lei/tablet.html#live", context)
     if changed and not error and not stale:
         response["HX-Trigger"] = "leiChanged"
-    response["X-Lei-Outcome"] = "stale" if stale else "refused" if error else "recorded"
+    outcome_word = "stale" if stale else "refused" if error else "recorded"
+    response["X-Lei-Outcome"] = "conflict" if status == 409 else outcome_word
     response["X-Lei-Version"] = str(session.version)
+    response.status_code = status
     return response
 
 
@@ -238,6 +264,11 @@ def service_error_text(error: writes.ServiceError) -> str:
         return gettext("Die ronde bestaat niet.")
     if isinstance(error, club_services.PlayerNameClash):
         return gettext("Die naam is al bezet of niet geldig.")
+    if isinstance(error, funnel.KeyReused):
+        return gettext(
+            "Deze tik kwam met het kenmerk van een andere tik, die al is opgeslagen. Kijk op de "
+            "lei of hij nog nodig is en tik hem dan opnieuw."
+        )
     return gettext("Dat ging niet.")
 
 
@@ -256,6 +287,8 @@ def _write(
         return _answer(request, scorer, stale=True)
     except Refusal as refusal:
         return _answer(request, scorer, error=refusal_text(refusal))
+    except funnel.KeyReused as error:
+        return _answer(request, scorer, error=service_error_text(error), status=409)
     except writes.ServiceError as error:
         return _answer(request, scorer, error=service_error_text(error))
     return _answer(request, scorer, outcome=outcome, undone="" if outcome.replayed else said)
@@ -287,11 +320,19 @@ def scorer_link_change(request: HttpRequest, scorer: access.ScorerAccess) -> Htt
 @require_GET
 @scorer_required
 def tablet(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
-    session = scorer.session
-    lei = load_lei(session)
-    context = _live_context(request, scorer, lei)
     if request.htmx:
+        context = _live_context(request, scorer, load_lei(scorer.session))
         return render(request, "scoring/lei/tablet.html#live", context)
+    return _tablet_page(request, scorer)
+
+
+def _tablet_page(
+    request: HttpRequest, scorer: access.ScorerAccess, *, error: str = "", status: int = 200
+) -> HttpResponse:
+    """The whole tablet page, with the links to share; ``error`` shown over the round panel."""
+    session = scorer.session
+    context = _live_context(request, scorer, load_lei(session))
+    context["error"] = error
     viewer_path = reverse("viewer", args=[access.viewer_token(session.pk)])
     share = {
         "viewer_url": request.build_absolute_uri(viewer_path),
@@ -304,7 +345,7 @@ def tablet(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpRespons
         share["scorer_qr"] = qr_svg(share["scorer_url"], gettext("Scoren op een andere tablet"))
     context["share"] = share
     # The secret scorer link is on this page: not compressed (scoring/lei/compression.py, BREACH).
-    return no_compression(render(request, "scoring/lei/tablet.html", context))
+    return no_compression(render(request, "scoring/lei/tablet.html", context, status=status))
 
 
 @require_GET
@@ -347,6 +388,7 @@ def session_event(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> Http
             version=data["version"],
             key=data["key"],
             actor=scorer.actor,
+            sent=_sent(request),
         ),
     )
 
@@ -385,6 +427,7 @@ def _write_at_version(
             version=version,
             key=form.cleaned_data["key"],
             actor=scorer.actor,
+            sent=_sent(request),
         ),
         undone=undone,
     )
@@ -412,6 +455,7 @@ def session_presence(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> H
             version=form.cleaned_data["version"],
             key=form.cleaned_data["key"],
             actor=scorer.actor,
+            sent=_sent(request),
         ),
     )
 
@@ -444,6 +488,7 @@ def session_finish(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> Htt
             version=form.cleaned_data["version"],
             key=form.cleaned_data["key"],
             actor=scorer.actor,
+            sent=_sent(request),
         )
         if outcome.discarded:
             raise _Discarded
@@ -505,6 +550,7 @@ def round_edit(request: HtmxHttpRequest, scorer: access.ScorerAccess, number: in
     players = list(session.seats.select_related("player").values_list("player__name", flat=True))
     game = {"game": session.game}  # each row offers the game's event types and their fields
     error = ""
+    status = 200
     if request.method == "POST":
         formset = EventRowFormSet(request.POST, prefix="events", form_kwargs=game)
         version_form = VersionForm(request.POST)
@@ -518,11 +564,14 @@ def round_edit(request: HtmxHttpRequest, scorer: access.ScorerAccess, number: in
                     version=version_form.cleaned_data["version"],
                     key=version_form.cleaned_data["key"],
                     actor=scorer.actor,
+                    sent=_sent(request),
                 )
             except funnel.StaleVersion:
                 return _answer(request, scorer, stale=True)
             except Refusal as refusal:
                 error = refusal_text(refusal)
+            except funnel.KeyReused as key_reused:
+                error, status = service_error_text(key_reused), 409
             except writes.ServiceError as service_error:
                 error = service_error_text(service_error)
             else:
@@ -550,9 +599,9 @@ def round_edit(request: HtmxHttpRequest, scorer: access.ScorerAccess, number: in
         "new_key": new_key,
     }
     if request.htmx:
-        response = render(request, "scoring/lei/round_edit.html#editor", context)
+        response = render(request, "scoring/lei/round_edit.html#editor", context, status=status)
         if request.method == "POST":  # the refusal goes into the editor, not over the panel
             response["HX-Retarget"] = "#editor"
             response["HX-Reswap"] = "outerHTML"
         return response
-    return render(request, "scoring/lei/round_edit.html", context)
+    return render(request, "scoring/lei/round_edit.html", context, status=status)

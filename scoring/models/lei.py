@@ -289,11 +289,16 @@ class AuditEntry(models.Model):
 
 
 class IdempotencyKey(models.Model):
-    """A client key of an action already recorded, with the answer it got."""
+    """A client key of an action already recorded, with the answer it got and a fingerprint of
+    what was sent with it: the same key with another write is refused, never answered as if it
+    had been recorded (``scoring.lei.funnel.KeyReused``)."""
 
     session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="idempotency_keys")
     key = models.CharField(_("key"), max_length=100)
     response = models.JSONField(_("response"))
+    # SHA-256 of the action and what was sent (``funnel.sent_digest``), in hex; empty for a key
+    # stored before the fingerprint was kept, which is taken at its word.
+    digest = models.CharField(_("digest of what was sent"), max_length=64, blank=True, default="")
     created_at = models.DateTimeField(_("created"), default=timezone.now)
 
     class Meta:
