@@ -9,6 +9,7 @@ decides every rule; nothing here knows how Toepen scores."""
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping
@@ -392,3 +393,16 @@ def with_event(round_data: dict[str, Any], event: Any, game: str) -> dict[str, A
     if "bid" not in event:
         raise Refusal("missing_field", event_type="bid", field="bid")
     return {**round_data, "bids": {**round_data.get("bids", {}), player: event["bid"]}}
+
+
+def prune_idempotency_keys(*, older_than: datetime.timedelta) -> int:
+    """Forget the keys of writes made longer ago than ``older_than``; how many were removed.
+
+    A key only has to outlive the retries of its tap (seconds to minutes: static/js/lei.js). A
+    retry that comes after its key is gone is not applied twice either: it carries the version
+    its tablet saw, and the write it repeats has moved the session past that version, so it is
+    refused as stale and the tablet gets the fresh sheet.
+    """
+    cutoff = timezone.now() - older_than
+    removed, _ = IdempotencyKey.objects.filter(created_at__lt=cutoff).delete()
+    return removed

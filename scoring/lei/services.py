@@ -44,7 +44,6 @@ from scoring.lei.sessionfile import (
 from scoring.models import (
     AuditEntry,
     Club,
-    IdempotencyKey,
     Player,
     Round,
     RoundScore,
@@ -245,11 +244,9 @@ def session_record_event(
     """Record one event (RULES.md §3) in the round being played, or start the next round.
 
     In the pot game an event is a bid, ``{"type": "bid", "player": "Anne", "bid": 150}`` (or
-    ``"fold"``), or the last-trick winner, ``{"type": "win", "player": "Anne"}``.
-
-    ``sent`` (every write with a key has it): what the client sent, fingerprinted with the key
-    so that the key with another write is refused (``funnel.KeyReused``); by default the
-    write's own arguments.
+    ``"fold"``), or the last-trick winner, ``{"type": "win", "player": "Anne"}``. ``sent``, as
+    every write with a key takes it: what the client sent (``funnel.sent_digest``); by
+    default the write's own arguments.
     """
 
     def change(locked: Session, rounds: list[Round], files: list[dict]) -> Change:
@@ -269,7 +266,7 @@ def session_record_event(
         actor=actor,
         action=Action.EVENT,
         change=change,
-        sent={"event": event} if sent is None else sent,
+        sent=event if sent is None else sent,
     )
 
 
@@ -312,8 +309,6 @@ def session_set_presence(
             new_players={p.name: p for p in new_players.values()},
         )
 
-    if sent is None:
-        sent = {"absent": dict(absent), "join": [str(p) for p in join]}
     return session_write(
         session,
         version=version,
@@ -321,13 +316,11 @@ def session_set_presence(
         actor=actor,
         action=Action.PRESENCE,
         change=change,
-        sent=sent,
+        sent=[absent, join] if sent is None else sent,
     )
 
 
-def session_undo(
-    *, session: Session, version: int, key: str, actor: Any = None, sent: Any = None
-) -> RecordOutcome:
+def session_undo(*, session: Session, version: int, key: str, actor: Any = None) -> RecordOutcome:
     """Take back the last thing recorded: the last event, or the presence of a round not yet
     started. A round that is left empty disappears. In the pot game undo after the pot was
     shared out takes the sharing back."""
@@ -358,13 +351,7 @@ def session_undo(
         return Change(rounds=files, first=last.number, round_number=last.number, before=undone)
 
     return session_write(
-        session,
-        version=version,
-        key=key,
-        actor=actor,
-        action=Action.UNDO,
-        change=change,
-        sent=sent,
+        session, version=version, key=key, actor=actor, action=Action.UNDO, change=change
     )
 
 
@@ -403,13 +390,6 @@ def round_replace_events(
             new_players={p.name: p for p in new_players.values()},
         )
 
-    if sent is None:
-        sent = {
-            "number": number,
-            "events": events,
-            "absent": absent,
-            "join": None if join is None else [str(p) for p in join],
-        }
     return session_write(
         session,
         version=version,
@@ -417,7 +397,7 @@ def round_replace_events(
         actor=actor,
         action=Action.CORRECT,
         change=change,
-        sent=sent,
+        sent=[number, events, absent, join] if sent is None else sent,
     )
 
 
@@ -425,12 +405,7 @@ def round_replace_events(
 
 
 def session_finish(
-    *,
-    session: Session,
-    version: int | None = None,
-    key: str | None = None,
-    actor: Any = None,
-    sent: Any = None,
+    *, session: Session, version: int | None = None, key: str | None = None, actor: Any = None
 ) -> RecordOutcome:
     """End the session now. In the pot game the pot is shared out (the engine does it); a
     strafpunten session that the engine has not finished yet ends with the places as they are
@@ -456,13 +431,7 @@ def session_finish(
 
     try:
         return session_write(
-            session,
-            version=version,
-            key=key,
-            actor=actor,
-            action=Action.FINISH,
-            change=change,
-            sent=sent,
+            session, version=version, key=key, actor=actor, action=Action.FINISH, change=change
         )
     except _NothingPlayed:
         return session_discard(session=session, version=version, actor=actor)
@@ -665,16 +634,3 @@ def session_revoke_token(*, session: Session, actor: Any = None) -> Session:
     return _session_update(
         session, actor=actor, action=Action.REVOKE_TOKEN, allowed=_any, scorer_token=None
     )
-
-
-def prune_idempotency_keys(*, older_than: datetime.timedelta) -> int:
-    """Forget the keys of writes made longer ago than ``older_than``; how many were removed.
-
-    A key only has to outlive the retries of its tap (seconds to minutes: static/js/lei.js). A
-    retry that comes after its key is gone is not applied twice either: it carries the version
-    its tablet saw, and the write it repeats has moved the session past that version, so it is
-    refused as stale and the tablet gets the fresh sheet.
-    """
-    cutoff = timezone.now() - older_than
-    removed, _ = IdempotencyKey.objects.filter(created_at__lt=cutoff).delete()
-    return removed

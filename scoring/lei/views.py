@@ -427,7 +427,6 @@ def _write_at_version(
             version=version,
             key=form.cleaned_data["key"],
             actor=scorer.actor,
-            sent=_sent(request),
         ),
         undone=undone,
     )
@@ -488,7 +487,6 @@ def session_finish(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> Htt
             version=form.cleaned_data["version"],
             key=form.cleaned_data["key"],
             actor=scorer.actor,
-            sent=_sent(request),
         )
         if outcome.discarded:
             raise _Discarded
