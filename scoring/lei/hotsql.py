@@ -1,5 +1,6 @@
 """The reads of the hot paths, written out once: a tap's (``access.get_session_for_scorer``,
-``services._write``) and a viewer's poll (``views.viewer``), with the kept viewer sheet.
+``services._write``) and a viewer's poll (``views.viewer``), with the kept viewer sheet and the
+tap limit's count (``tap_allowance``).
 
 With the ORM's reads instead (``bench/orm_reads.py``) the Friday-night mix costs twice the CPU
 a request: a poll 1.05 ms instead of 0.42 (BENCHMARKS.md, "Ablation"). Rows come back as model
@@ -28,6 +29,7 @@ from scoring.models import (
     RoundScore,
     Seat,
     Session,
+    TapAllowance,
 )
 
 M = TypeVar("M", bound=Model)
@@ -336,3 +338,44 @@ def poll(pk: int, variant: str, seen: int) -> tuple[int, bytes | None] | None:
         return None
     version, kept = row
     return version, None if kept is None else bytes(kept)
+
+
+@cache
+def _tap_sql() -> str:
+    table, full, allowed = _name(TapAllowance._meta.db_table), _name("full_at"), _name("allowed")
+    key = f"{_name('session_id')}, {_name('who')}"
+    # In DO UPDATE, the table's name reads the row as it was before this statement.
+    return (
+        f"INSERT INTO {table} ({key}, {full}, {allowed}) VALUES (%s, %s, %s, %s)"  # noqa: S608
+        f" ON CONFLICT ({key}) DO UPDATE SET {allowed} = ({table}.{full} <= %s),"
+        f" {full} = CASE WHEN {table}.{full} > %s THEN {table}.{full}"
+        f" WHEN {table}.{full} > %s THEN {table}.{full} + %s ELSE %s END"
+        f" RETURNING {full}, {allowed}"
+    )
+
+
+def tap_allowance(session_id: int, who: str, now: int, interval: int, tolerance: int) -> int:
+    """Count a tap of ``who`` at the session (``scoring.lei.taplimit``), all in milliseconds:
+    let it through when the scorer's burst is whole again (``full_at``) no more than
+    ``tolerance`` after ``now``, and then move that moment on by one tap's ``interval``. One
+    statement, so parallel taps are each counted. 0: let through; else how long until a tap
+    would be. A session deleted meanwhile counts nothing (its write finds no session)."""
+    try:
+        row = _one(
+            _tap_sql(),
+            [
+                session_id,
+                who,
+                now + interval,
+                True,
+                now + tolerance,
+                now + tolerance,
+                now,
+                interval,
+                now + interval,
+            ],
+        )
+    except IntegrityError:  # only in autocommit, as views run: see keep_sheet
+        return 0
+    full_at, allowed = row
+    return 0 if allowed else full_at - (now + tolerance)

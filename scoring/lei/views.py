@@ -47,6 +47,7 @@ from scoring.lei.forms import (
     translated_error,
 )
 from scoring.lei.tablet import Lei, build_lei, load_lei
+from scoring.lei.taplimit import tap_limited
 from scoring.models import Game, Round, Session
 from scoring.svg import qr_svg
 
@@ -304,6 +305,7 @@ def scorer_link(request: HttpRequest, token: str) -> HttpResponse:
 
 @require_POST
 @scorer_required
+@tap_limited
 def scorer_link_change(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     """A club admin renews or revokes the scorer link (a plain form)."""
     if not scorer.is_admin:
@@ -373,6 +375,7 @@ def service_worker(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @scorer_required
+@tap_limited
 def session_event(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     """One tap: one event with the version the tablet showed and the tap's key."""
     form = EventForm(request.POST)
@@ -395,6 +398,7 @@ def session_event(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> Http
 
 @require_POST
 @scorer_required
+@tap_limited
 def session_undo(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     """Take back the last tap, and say which ("Weg van Eva ongedaan gemaakt")."""
     return _write_at_version(request, scorer, services.session_undo, say_undone=True)
@@ -434,6 +438,7 @@ def _write_at_version(
 
 @require_POST
 @scorer_required
+@tap_limited
 def session_presence(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     """Who is away (toilet, drinks) and who sits down, before the round's first event."""
     lei = load_lei(scorer.session)
@@ -466,6 +471,7 @@ FINISH_CONFIRMED = "ja"
 
 @require_POST
 @scorer_required
+@tap_limited
 def session_finish(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     """Closing time, or in the pot game: share the pot out, once the scorer confirmed it. A
     game without a finished round is thrown away (``services.session_discard``), and the
@@ -510,6 +516,7 @@ class _Discarded(Exception):
 
 @require_POST
 @scorer_required
+@tap_limited
 def session_again(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     """The tap on "Nieuw spel, zelfde spelers" after a game starts the next one at this table
     (``services.session_again``) and opens it on this tablet. A tablet with the scorer link
@@ -539,6 +546,7 @@ def session_again(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> Http
 
 @require_http_methods(["GET", "POST"])
 @scorer_required
+@tap_limited
 def round_edit(request: HtmxHttpRequest, scorer: access.ScorerAccess, number: int) -> HttpResponse:
     """The events of one round, one row each, to correct; the whole session is replayed."""
     session = scorer.session

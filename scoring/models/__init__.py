@@ -30,6 +30,7 @@ from scoring.models.lei import (
     Session,
     SessionQuerySet,
     SessionResult,
+    TapAllowance,
 )
 from scoring.models.toernooi import (
     Series,
@@ -57,6 +58,7 @@ __all__ = [
     "SessionQuerySet",
     "SessionResult",
     "TableSeat",
+    "TapAllowance",
     "Tournament",
     "TournamentEntry",
     "TournamentTable",

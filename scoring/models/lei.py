@@ -314,6 +314,26 @@ class IdempotencyKey(models.Model):
         return self.key
 
 
+class TapAllowance(models.Model):
+    """How far one scorer's taps at one session are ahead of the clock, for the tap limit
+    (``scoring.lei.taplimit``): in the database, so that every app server counts the same taps."""
+
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="+")
+    who = models.CharField(max_length=30)  # "link" (the scorer link), or "user:<id>"
+    # When this scorer's burst is whole again, in milliseconds since 1970 (the generic cell rate
+    # algorithm's "theoretical arrival time").
+    full_at = models.BigIntegerField()
+    allowed = models.BooleanField(default=True)  # whether the last tap was let through
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["session", "who"], name="tapallowance_one_per_scorer")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.session_id} {self.who}"
+
+
 class RenderedSheet(models.Model):
     """The viewers' sheet (the ``#live`` fragment) as rendered for one version of a session.
 

@@ -237,12 +237,13 @@
 
   // Too many taps at once (the server's limit per scorer, scoring/lei/taplimit.py): the same
   // tap goes again, with its own key and version, once the server's Retry-After has passed;
-  // meanwhile the strip says why in the server's words.
+  // meanwhile the strip says that the tablet sends them itself (the server's words ask a
+  // person to try again, which here would be a second tap).
   function slowDown(response, text) {
     var seconds = parseInt(response.headers.get("Retry-After"), 10);
     outbox.trouble = true;
     outbox.failing = false;
-    outbox.note = reasonOf(text);
+    outbox.note = texts().slow || reasonOf(text);
     render();
     outbox.timer = window.setTimeout(drain, Math.max(isNaN(seconds) ? 1 : seconds, 1) * 1000);
   }

@@ -138,14 +138,15 @@ def test_the_walk_covers_every_registered_admin():
     scoped = {m for m, _ in scoped_admins()}
     scoring_models = set(apps.get_app_config("scoring").get_models())
     # Every model of scoring has an admin of its own, and every one of them is club-scoped.
-    # RenderedSheet is a cache of the viewers' sheet (rebuilt from the data by itself): it has
-    # nothing for an admin to see or change.
+    # RenderedSheet is a cache of the viewers' sheet (rebuilt from the data by itself), and
+    # TapAllowance the tap limit's count: they have nothing for an admin to see or change.
     # A toernooi's entries, tables and their seats are shown inline on its pages.
     not_in_admin = {
         apps.get_model("scoring", name)
         for name in (
             "Seat",
             "RenderedSheet",
+            "TapAllowance",
             "TournamentEntry",
             "TournamentTable",
             "TableSeat",
