@@ -13,6 +13,7 @@ One module per room (``clubs``, ``lei``, ``toernooi``); everything is imported f
 
 from scoring.models.clubs import (
     Club,
+    ClubInvitation,
     ClubMembership,
     Game,
     Player,
@@ -44,6 +45,7 @@ from scoring.models.toernooi import (
 __all__ = [
     "AuditEntry",
     "Club",
+    "ClubInvitation",
     "ClubMembership",
     "Game",
     "IdempotencyKey",

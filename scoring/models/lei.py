@@ -256,6 +256,7 @@ class AuditEntry(models.Model):
         REVOKE_TOKEN = "revoke_token", _("scorer link revoked")
         MERGE = "merge", _("players merged")
         RENAME = "rename", _("player renamed")
+        JOIN = "join", _("joined by invitation")
 
     session = models.ForeignKey(
         Session, on_delete=models.SET_NULL, null=True, blank=True, related_name="audit_entries"
