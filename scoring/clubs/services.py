@@ -232,7 +232,7 @@ def invitation_accept(*, invitation: ClubInvitation, user: Any) -> ClubMembershi
     Role = ClubMembership.Role
     with transaction.atomic():
         locked = (
-            ClubInvitation.objects.select_for_update()
+            ClubInvitation.objects.select_for_update(of=("self",))
             .select_related("created_by")
             .get(pk=invitation.pk)
         )
