@@ -6,11 +6,11 @@ statements save. Same answers as ``scoring.lei.hotsql``'s functions of the same 
 from __future__ import annotations
 
 import contextlib
-from typing import Any
 
 from django.db import IntegrityError
 from django.db.models import Exists, OuterRef, Subquery
 
+from scoring.lei.hotsql import Stored
 from scoring.models import (
     ClubMembership,
     IdempotencyKey,
@@ -57,15 +57,17 @@ def session_and_log(pk: int) -> tuple[Session, list[Seat], list[Round]] | None:
 
 def lock_and_read(
     pk: int, key: str | None
-) -> tuple[Session, dict[str, Any] | None, list[Seat], list[Round]]:
+) -> tuple[Session, Stored | None, list[Seat], list[Round]]:
     """What a write reads: the session ``pk``, locked until the transaction ends
-    (Session.DoesNotExist), what the write with ``key`` answered if it was applied (read after
-    the lock, so that one key is never applied twice at once), and its seats and rounds."""
+    (Session.DoesNotExist), what the write with ``key`` answered if it was applied, with the
+    fingerprint of what it was sent (read after the lock, so that one key is never applied
+    twice at once), and its seats and rounds."""
     locked = Session.objects.select_for_update().get(pk=pk)
     stored = None
     if key:
         answers = IdempotencyKey.objects.filter(session_id=pk, key=key)
-        stored = answers.values_list("response", flat=True).first()
+        row = answers.values_list("response", "digest").first()
+        stored = None if row is None else Stored(*row)
     return locked, stored, *seats_and_rounds(pk)
 
 

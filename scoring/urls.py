@@ -1,6 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path, register_converter
 
+from scoring.clubs import views as club_views
 from scoring.league import archive_views, exports
 from scoring.league import views as league_views
 from scoring.lei import start_views, viewer_views, views
@@ -37,6 +38,8 @@ urlpatterns = [
         name="login",
     ),
     path("uitloggen/", auth_views.LogoutView.as_view(), name="logout"),
+    # A club's invitation to become a member, made by its admin in the admin
+    path("uitnodiging/<str:token>/", club_views.invitation_accept, name="invitation_accept"),
     # Starting a session
     path("sessies/nieuw/", start_views.session_new, name="session_new"),
     path("sessies/nieuw/spelers/", start_views.player_search, name="player_search"),

@@ -94,6 +94,11 @@ ROOT_URLCONF = "toepen_site.urls"
 # is a few hundred; a round's correction has a row per event (at most 500).
 TAP_BODY_LIMIT = 16 * 1024
 ROUND_EDIT_BODY_LIMIT = 256 * 1024
+# Taps one scorer (a scorer link, or a member) may send to one session (scoring/lei/taplimit.py):
+# a burst of TAP_LIMIT_BURST at once, then TAP_LIMIT_PER_MINUTE a minute; beyond it a 429 with
+# Retry-After, which the tablet's outbox waits out. TAP_LIMIT_PER_MINUTE=0 switches it off.
+TAP_LIMIT_BURST = envint("TAP_LIMIT_BURST", "20")
+TAP_LIMIT_PER_MINUTE = envint("TAP_LIMIT_PER_MINUTE", "120")
 
 TEMPLATES = [
     {

@@ -5,7 +5,10 @@ Who sees what
 - A superuser sees and changes everything, as in any Django admin.
 - A **club admin** is an active staff user with a ``ClubMembership`` of role ``admin``: the role
   as ``scoring/access.py`` defines it (``access.admin_club_ids``), the same that organises the
-  club's tournaments. They see and change only their own clubs' objects. Their rights come from
+  club's tournaments. They see and change only their own clubs' objects. They add members by
+  invitation (a link the invited person takes up, signed in: ``ClubInvitation``), never by
+  typing a username: a form that says whether a username exists tells who has an account on
+  the site. Their rights come from
   that role, not from Django's per-user permission table: an admin of a club may view, add,
   change and delete what the ``has_*_permission`` methods below allow, without any
   ``auth.Permission`` rows. That keeps one source of truth (the membership) and makes "stop
@@ -35,8 +38,9 @@ from django.contrib import admin, messages
 from django.contrib.admin.options import TO_FIELD_VAR
 from django.contrib.admin.utils import unquote
 from django.db.models import Count, QuerySet
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
+from django.urls import reverse
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
@@ -45,18 +49,22 @@ from scoring.access import admin_club_ids
 from scoring.clubs import services as club_services
 from scoring.clubs.admin_forms import (
     ClubForm,
+    ClubInvitationForm,
     ClubMembershipForm,
     MergeForm,
     PlayerForm,
     SeasonForm,
 )
 from scoring.lei import funnel
+from scoring.lei.compression import no_compression
 from scoring.models import (
     Club,
+    ClubInvitation,
     ClubMembership,
     Player,
     Season,
 )
+from scoring.svg import qr_svg
 
 
 def scope(request: HttpRequest, queryset: QuerySet, club_path: str) -> QuerySet:
@@ -95,6 +103,11 @@ def service_error_message(error: writes.ServiceError) -> str:
         return gettext(
             "The organiser closed this game's toernooi series: after this change the game would"
             " play on, so reopen the series first (on the toernooi's series page)."
+        )
+    if isinstance(error, funnel.KeyReused):
+        return gettext(
+            "This form was sent before with other contents, so nothing was saved: open the "
+            "page again and make the change there."
         )
     return str(error)
 
@@ -229,6 +242,14 @@ class MembershipInline(ClubScopedInline, admin.TabularInline):
         # Each row shows its member's username and knows its club: joins, not a query per row.
         return super().get_queryset(request).select_related("user", "club")
 
+    # A club admin changes a member's role or ends the membership; new members come by
+    # invitation (ClubInvitationAdmin), never by a username typed here.
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return request.user.is_superuser
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None):
+        return [] if request.user.is_superuser else ["user"]
+
 
 @admin.register(Club)
 class ClubAdmin(ClubScopedAdmin):
@@ -267,6 +288,71 @@ class ClubMembershipAdmin(ClubScopedAdmin):
     search_fields = ["user__username", "club__name"]
     list_select_related = ["user", "club"]
 
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return request.user.is_superuser  # a club admin invites (ClubInvitationAdmin)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None):
+        fields = super().get_readonly_fields(request, obj)
+        return fields if request.user.is_superuser else [*fields, "user"]
+
+
+@admin.register(ClubInvitation)
+class ClubInvitationAdmin(ClubScopedAdmin):
+    """An invitation's page shows its link and QR code to send the one invited; once taken up
+    (or expired) it is a record of who joined, as what, invited by whom."""
+
+    form = ClubInvitationForm
+    list_display = ["__str__", "club", "role", "player", "state", "expires_at"]
+    list_filter = ["role", ("club", admin.RelatedOnlyFieldListFilter)]
+    search_fields = ["note", "player__name"]
+    list_select_related = ["club", "player"]
+    change_form_template = "admin/scoring/clubinvitation/change_form.html"
+    FACTS = ["state", "created_by", "created_at", "accepted_by", "accepted_at"]
+
+    def get_fields(self, request: HttpRequest, obj: Any = None):
+        return ["club", "role", "player", "note", "expires_at", *(self.FACTS if obj else [])]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None):
+        if obj is not None and obj.accepted_at is not None:  # what happened, kept as it was
+            return self.get_fields(request, obj)
+        return [*super().get_readonly_fields(request, obj), *self.FACTS]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        return super().get_queryset(request).select_related("created_by", "accepted_by")
+
+    @admin.display(description=_("state"))
+    def state(self, invitation: ClubInvitation) -> str:
+        if invitation.accepted_at is not None:
+            return gettext("accepted")
+        return gettext("open") if invitation.is_open else gettext("expired")
+
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        if not change:
+            obj.created_by = request.user
+        super().save_model(request, obj, form, change)
+
+    def response_add(self, request: HttpRequest, obj: Any, post_url_continue: Any = None):
+        """Made: on to its own page, where its link is."""
+        self.message_user(
+            request,
+            gettext("The invitation is made: send its link below to the one you invite."),
+            messages.SUCCESS,
+        )
+        return HttpResponseRedirect(reverse("admin:scoring_clubinvitation_change", args=[obj.pk]))
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        invitation = self.object_or_404(request, object_id)
+        url = request.build_absolute_uri(reverse("invitation_accept", args=[invitation.token]))
+        context = {
+            **(extra_context or {}),
+            "invitation_url": url,
+            "invitation_qr": qr_svg(url, gettext("Invitation")),
+            "invitation_open": invitation.is_open,
+        }
+        response = super().change_view(request, object_id, form_url, context)
+        # The secret link is on this page: not compressed (scoring/lei/compression.py, BREACH).
+        return no_compression(response)
+
 
 @admin.register(Player)
 class PlayerAdmin(ClubScopedAdmin):
@@ -280,6 +366,11 @@ class PlayerAdmin(ClubScopedAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return super().get_queryset(request).annotate(sessions_played=Count("seats"))
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None):
+        # A club admin links a player to an account by invitation, not by a typed username.
+        fields = super().get_readonly_fields(request, obj)
+        return fields if request.user.is_superuser else [*fields, "user"]
 
     @admin.display(description=_("sessions played"), ordering="sessions_played")
     def sessions_played(self, player: Player) -> int:

@@ -1,5 +1,5 @@
-"""Forms of the club admin: people by username, a club's house rules, a season's ranking, and
-merging two players."""
+"""Forms of the club admin: invitations, people by username (the superuser's only), a club's
+house rules, a season's ranking, and merging two players."""
 
 from __future__ import annotations
 
@@ -7,18 +7,22 @@ from typing import Any
 
 from django import forms
 from django.contrib.auth import get_user_model
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from scoring.engine import Refusal, resolve_rules
 from scoring.engine.bounds import MAX_EVENTS
 from scoring.league.standings import InvalidRanking, Ranking
 from scoring.lei.admin_forms import BaseEventFormSet, EventForm, refusal_message
-from scoring.models import Club, ClubMembership, Player, Season
+from scoring.models import Club, ClubInvitation, ClubMembership, Player, Season
 from scoring.names import name_key, tidy
 
 
 class UsernameField(forms.ModelChoiceField):
-    """A user typed by their exact username, so the form never lists every account."""
+    """A user typed by their exact username, so the form never lists every account. Only the
+    site's superusers have it (who see every account anyway): a club admin adds a member by
+    invitation (``ClubInvitationForm``), since a field that says whether a name is taken tells
+    who has an account."""
 
     widget = forms.TextInput
 
@@ -83,6 +87,30 @@ class PlayerForm(_UsernameInitialMixin, forms.ModelForm):
                     _("The club has a player of this name already (as the lei compares names)."),
                 )
         return data
+
+
+class ClubInvitationForm(forms.ModelForm):
+    """An invitation to become a member of a club: its role, the club's player who is the one
+    invited (optional), and until when its link works."""
+
+    class Meta:
+        model = ClubInvitation
+        fields = ["club", "role", "player", "note", "expires_at"]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        club, player = data.get("club") or self.instance_club(), data.get("player")
+        if player is not None and club is not None and player.club_id != club.pk:
+            self.add_error("player", _("Choose a player of the club this invitation is for."))
+        elif player is not None and player.user_id is not None:
+            self.add_error("player", _("This player has an account already."))
+        expires = data.get("expires_at")
+        if expires is not None and "expires_at" in self.changed_data and expires <= timezone.now():
+            self.add_error("expires_at", _("Choose a moment in the future."))
+        return data
+
+    def instance_club(self) -> Club | None:
+        return self.instance.club if self.instance.club_id else None
 
 
 class ClubForm(forms.ModelForm):

@@ -1,5 +1,6 @@
 """The writes of a club's people: finding or adding players by name, merging two players into
-one and renaming one, in every session and tournament they played."""
+one and renaming one, in every session and tournament they played, and a member joining by
+invitation."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ from scoring.lei.sessionfile import (
 from scoring.models import (
     AuditEntry,
     Club,
+    ClubInvitation,
+    ClubMembership,
     Player,
     Round,
     RoundScore,
@@ -41,6 +44,14 @@ class PlayerNameClash(ServiceError):
 
 class MergeRefused(ServiceError):
     pass
+
+
+class InvitationClosed(ServiceError):
+    """The invitation was used already (``used``), or it has expired."""
+
+    def __init__(self, *, used: bool) -> None:
+        self.used = used
+        super().__init__("the invitation was used already" if used else "the invitation expired")
 
 
 # A scorer link (a pub tablet without an account) adds at most this many guests to its game:
@@ -274,3 +285,51 @@ def merge_players_in_tournaments(*, keep: Player, remove: Player) -> None:
     TournamentEntry.objects.filter(player=remove).update(player=keep)
     TableSeat.objects.filter(player=remove).update(player=keep)
     TournamentTable.objects.filter(dealer=remove).update(dealer=keep)
+
+
+def invitation_accept(*, invitation: ClubInvitation, user: Any) -> ClubMembership:
+    """``user`` takes up ``invitation`` (once; ``InvitationClosed`` when it was used or has
+    expired): a member of its club in its role, with the audit entry that says so. A member
+    already keeps their membership, an admin is never made a scorer by it. Invited as an admin,
+    the account is made staff, for the club's own admin (scoring/clubs/admin.py). The player it
+    names, if any, becomes this account's player unless another account has it already."""
+    Role = ClubMembership.Role
+    with transaction.atomic():
+        locked = (
+            ClubInvitation.objects.select_for_update(of=("self",))
+            .select_related("created_by")
+            .get(pk=invitation.pk)
+        )
+        if locked.accepted_at is not None or locked.expires_at <= timezone.now():
+            raise InvitationClosed(used=locked.accepted_at is not None)
+        membership, made = ClubMembership.objects.get_or_create(
+            user=user, club_id=locked.club_id, defaults={"role": locked.role}
+        )
+        before = None if made else {"role": membership.role}
+        if locked.role == Role.ADMIN and membership.role != Role.ADMIN:
+            membership.role = Role.ADMIN
+            membership.save(update_fields=["role"])
+        if membership.role == Role.ADMIN and not user.is_staff:
+            user.is_staff = True
+            user.save(update_fields=["is_staff"])
+        player = None
+        if locked.player_id is not None:
+            player = Player.objects.select_for_update().get(pk=locked.player_id)
+            if player.user_id is None:
+                player.user = user
+                player.save(update_fields=["user"])
+        locked.accepted_by, locked.accepted_at = user, timezone.now()
+        locked.save(update_fields=["accepted_by", "accepted_at"])
+        AuditEntry.objects.create(
+            club_id=locked.club_id,
+            user=user,
+            action=Action.JOIN,
+            before=before,
+            after={
+                "role": membership.role,
+                "player": player.name if player and player.user_id == user.pk else None,
+                "invitation": locked.pk,
+                "invited_by": locked.created_by.get_username() if locked.created_by else None,
+            },
+        )
+    return membership

@@ -1,13 +1,17 @@
 """The one way a session changes: ``session_write``.
 
 One transaction that locks the session row, returns the stored answer for a client key it has
-seen before, refuses a locked session or a stale version, replays the new event log with the
-engine (a ``Refusal`` propagates and nothing changes), stores the rounds and the projection that
-the replay gives (``RoundScore``, ``SessionResult``), bumps the version and writes an audit
-entry. The engine decides every rule; nothing here knows how Toepen scores."""
+seen before with the same write (and refuses the key with another: ``KeyReused``), refuses a
+locked session or a stale version, replays the new event log with the engine (a ``Refusal``
+propagates and nothing changes), stores the rounds and the projection that the replay gives
+(``RoundScore``, ``SessionResult``), bumps the version and writes an audit entry. The engine
+decides every rule; nothing here knows how Toepen scores."""
 
 from __future__ import annotations
 
+import datetime
+import hashlib
+import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -95,6 +99,25 @@ class ResultClosed(ServiceError):
 class NotFinished(ServiceError):
     def __init__(self) -> None:
         super().__init__("only a finished session can be locked")
+
+
+class KeyReused(ServiceError):
+    """The key came before with another write (a client's bug): nothing is recorded, and the
+    client is told so, rather than answered as if this write had been recorded."""
+
+    def __init__(self) -> None:
+        super().__init__("this key was sent before with another write: nothing was recorded")
+
+
+def sent_digest(action: str, sent: Any) -> str:
+    """The fingerprint stored with a key: SHA-256 of the action and what was sent for it, as
+    canonical JSON. Not the version: a tap sent again after a refusal expects a newer one and
+    is still the same tap. Example: ``sent_digest("event", {"type": "fold", "player": "Bas"})``.
+    """
+    text = json.dumps(
+        [action, sent], sort_keys=True, ensure_ascii=True, separators=(",", ":"), default=str
+    )
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -243,8 +266,12 @@ def session_write(
     actor: Any,
     action: str,
     change: Callable[[Session, list[Round], list[dict[str, Any]]], Change],
+    sent: Any = None,
 ) -> RecordOutcome:
+    """Apply ``change`` to the session's log as described in the module docstring. ``sent`` is
+    what the client sent for this write (JSON-like), fingerprinted with its ``key``."""
     actor = actor_of(actor)
+    digest = sent_digest(action, sent) if key else ""
     with transaction.atomic():
         # 1. The lock: every write to this session waits here for the one before it. After it:
         # the key's stored answer, read after the lock so that one key cannot be applied twice
@@ -252,9 +279,13 @@ def session_write(
         # have been scored. Written out in scoring/lei/hotsql.py: every tap runs them.
         locked, stored, seats, rounds = hotsql.lock_and_read(session.pk, key)
         if stored is not None:
+            # A key stored before fingerprints were kept has none: taken at its word.
+            if stored.digest and stored.digest != digest:
+                raise KeyReused()
             refresh_from(session, locked)
+            answer = stored.response
             return RecordOutcome(
-                version=stored["version"], round_number=stored["round_number"], replayed=True
+                version=answer["version"], round_number=answer["round_number"], replayed=True
             )
         if locked.status == Session.Status.LOCKED:
             raise SessionLocked()
@@ -330,7 +361,9 @@ def session_write(
             version=locked.version, round_number=todo.round_number, result=result, data=data
         )
         if key:
-            IdempotencyKey.objects.create(session=locked, key=key, response=outcome.as_json())
+            IdempotencyKey.objects.create(
+                session=locked, key=key, response=outcome.as_json(), digest=digest
+            )
     refresh_from(session, locked)
     return outcome
 
@@ -381,3 +414,16 @@ def with_event(round_data: dict[str, Any], event: Any, game: str) -> dict[str, A
     if "bid" not in event:
         raise Refusal("missing_field", event_type="bid", field="bid")
     return {**round_data, "bids": {**round_data.get("bids", {}), player: event["bid"]}}
+
+
+def prune_idempotency_keys(*, older_than: datetime.timedelta) -> int:
+    """Forget the keys of writes made longer ago than ``older_than``; how many were removed.
+
+    A key only has to outlive the retries of its tap (seconds to minutes: static/js/lei.js). A
+    retry that comes after its key is gone is not applied twice either: it carries the version
+    its tablet saw, and the write it repeats has moved the session past that version, so it is
+    refused as stale and the tablet gets the fresh sheet.
+    """
+    cutoff = timezone.now() - older_than
+    removed, _ = IdempotencyKey.objects.filter(created_at__lt=cutoff).delete()
+    return removed

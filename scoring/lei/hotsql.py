@@ -1,5 +1,6 @@
 """The reads of the hot paths, written out once: a tap's (``access.scorer``,
-``services._write``) and a viewer's poll (``views.viewer``), with the kept viewer sheet.
+``services._write``) and a viewer's poll (``views.viewer``), with the kept viewer sheet and the
+tap limit's count (``tap_allowance``).
 
 With the ORM's reads instead (``bench/orm_reads.py``) the Friday-night mix costs twice the CPU
 a request: a poll 1.05 ms instead of 0.42 (BENCHMARKS.md, "Ablation"). Rows come back as model
@@ -12,7 +13,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Sequence
 from functools import cache
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections
 from django.db.models import Model, signals
@@ -28,6 +29,7 @@ from scoring.models import (
     RoundScore,
     Seat,
     Session,
+    TapAllowance,
 )
 
 M = TypeVar("M", bound=Model)
@@ -185,17 +187,27 @@ def _locked(rows: list[tuple[Any, ...]], pk: int) -> Session:
 def _key_sql() -> str:
     table = _name(IdempotencyKey._meta.db_table)
     return (
-        f"SELECT {_name('response')} FROM {table}"  # noqa: S608
+        f"SELECT {_name('response')}, {_name('digest')} FROM {table}"  # noqa: S608
         f" WHERE {_name('session_id')} = %s AND {_name('key')} = %s"
     )
 
 
-def _answer(rows: list[tuple[Any, ...]]) -> dict[str, Any] | None:
+class Stored(NamedTuple):
+    """What the write with a key answered, and the fingerprint of what was sent with it."""
+
+    response: dict[str, Any]
+    digest: str
+
+
+def _answer(rows: list[tuple[Any, ...]]) -> Stored | None:
     """What the write with a key answered, if it was applied (the key is unique per session)."""
     if not rows:
         return None
     field = IdempotencyKey._meta.get_field("response")
-    return field.from_db_value(rows[0][0], field.get_col(IdempotencyKey._meta.db_table), connection)
+    response = field.from_db_value(
+        rows[0][0], field.get_col(IdempotencyKey._meta.db_table), connection
+    )
+    return Stored(response, rows[0][1])
 
 
 @cache
@@ -242,10 +254,11 @@ def _rounds(rows: list[tuple[Any, ...]]) -> list[Round]:
 
 def lock_and_read(
     pk: int, key: str | None
-) -> tuple[Session, dict[str, Any] | None, list[Seat], list[Round]]:
+) -> tuple[Session, Stored | None, list[Seat], list[Round]]:
     """What a write reads: the session ``pk``, its row locked until the transaction ends
-    (Session.DoesNotExist), what the write with ``key`` answered if it was applied (None
-    without a key), and its seats and rounds as ``seats_and_rounds`` gives them.
+    (Session.DoesNotExist), what the write with ``key`` answered if it was applied, with the
+    fingerprint of what it was sent (None without a key), and its seats and rounds as
+    ``seats_and_rounds`` gives them.
 
     The statements after the lock run once it is held, so they read the session as its lock
     holder: no other write can come between."""
@@ -315,3 +328,44 @@ def poll(pk: int, variant: str, seen: int) -> tuple[int, bytes | None, str | Non
         return None
     version, kept, key = row
     return version, None if kept is None else bytes(kept), key
+
+
+@cache
+def _tap_sql() -> str:
+    table, full, allowed = _name(TapAllowance._meta.db_table), _name("full_at"), _name("allowed")
+    key = f"{_name('session_id')}, {_name('who')}"
+    # In DO UPDATE, the table's name reads the row as it was before this statement.
+    return (
+        f"INSERT INTO {table} ({key}, {full}, {allowed}) VALUES (%s, %s, %s, %s)"  # noqa: S608
+        f" ON CONFLICT ({key}) DO UPDATE SET {allowed} = ({table}.{full} <= %s),"
+        f" {full} = CASE WHEN {table}.{full} > %s THEN {table}.{full}"
+        f" WHEN {table}.{full} > %s THEN {table}.{full} + %s ELSE %s END"
+        f" RETURNING {full}, {allowed}"
+    )
+
+
+def tap_allowance(session_id: int, who: str, now: int, interval: int, tolerance: int) -> int:
+    """Count a tap of ``who`` at the session (``scoring.lei.taplimit``), all in milliseconds:
+    let it through when the scorer's burst is whole again (``full_at``) no more than
+    ``tolerance`` after ``now``, and then move that moment on by one tap's ``interval``. One
+    statement, so parallel taps are each counted. 0: let through; else how long until a tap
+    would be. A session deleted meanwhile counts nothing (its write finds no session)."""
+    try:
+        row = _one(
+            _tap_sql(),
+            [
+                session_id,
+                who,
+                now + interval,
+                True,
+                now + tolerance,
+                now + tolerance,
+                now,
+                interval,
+                now + interval,
+            ],
+        )
+    except IntegrityError:  # only in autocommit, as views run: see keep_sheet
+        return 0
+    full_at, allowed = row
+    return 0 if allowed else full_at - (now + tolerance)

@@ -45,7 +45,6 @@ from scoring.lei.sessionfile import (
 from scoring.models import (
     AuditEntry,
     Club,
-    IdempotencyKey,
     Player,
     Round,
     RoundScore,
@@ -235,12 +234,20 @@ def session_create(
 
 
 def session_record_event(
-    *, session: Session, event: dict[str, Any], version: int, key: str, actor: Any = None
+    *,
+    session: Session,
+    event: dict[str, Any],
+    version: int,
+    key: str,
+    actor: Any = None,
+    sent: Any = None,
 ) -> RecordOutcome:
     """Record one event (RULES.md §3) in the round being played, or start the next round.
 
     In the pot game an event is a bid, ``{"type": "bid", "player": "Anne", "bid": 150}`` (or
-    ``"fold"``), or the last-trick winner, ``{"type": "win", "player": "Anne"}``.
+    ``"fold"``), or the last-trick winner, ``{"type": "win", "player": "Anne"}``. ``sent``, as
+    every write with a key takes it: what the client sent (``funnel.sent_digest``); by
+    default the write's own arguments.
     """
 
     def change(locked: Session, rounds: list[Round], files: list[dict]) -> Change:
@@ -254,7 +261,13 @@ def session_record_event(
         return Change(rounds=files, first=number, round_number=number, after={"event": event})
 
     return session_write(
-        session, version=version, key=key, actor=actor, action=Action.EVENT, change=change
+        session,
+        version=version,
+        key=key,
+        actor=actor,
+        action=Action.EVENT,
+        change=change,
+        sent=event if sent is None else sent,
     )
 
 
@@ -266,6 +279,7 @@ def session_set_presence(
     version: int,
     key: str,
     actor: Any = None,
+    sent: Any = None,
 ) -> RecordOutcome:
     """Who is away (``"toilet"``/``"drinks"``) and who sits down in the round about to start."""
 
@@ -297,7 +311,13 @@ def session_set_presence(
         )
 
     return session_write(
-        session, version=version, key=key, actor=actor, action=Action.PRESENCE, change=change
+        session,
+        version=version,
+        key=key,
+        actor=actor,
+        action=Action.PRESENCE,
+        change=change,
+        sent=[absent, join] if sent is None else sent,
     )
 
 
@@ -346,6 +366,7 @@ def round_replace_events(
     version: int | None = None,
     key: str | None = None,
     actor: Any = None,
+    sent: Any = None,
 ) -> RecordOutcome:
     """Correct a round: its events (and, when given, absent and joining players) are replaced
     and the whole session is replayed, so totals, who went out and the winner follow."""
@@ -371,7 +392,13 @@ def round_replace_events(
         )
 
     return session_write(
-        session, version=version, key=key, actor=actor, action=Action.CORRECT, change=change
+        session,
+        version=version,
+        key=key,
+        actor=actor,
+        action=Action.CORRECT,
+        change=change,
+        sent=[number, events, absent, join] if sent is None else sent,
     )
 
 
@@ -636,16 +663,3 @@ def session_revoke_viewer_link(*, session: Session, actor: Any = None) -> Sessio
     return _session_update(
         session, actor=actor, action=Action.REVOKE_VIEWER, allowed=_any, viewer_key=None
     )
-
-
-def prune_idempotency_keys(*, older_than: datetime.timedelta) -> int:
-    """Forget the keys of writes made longer ago than ``older_than``; how many were removed.
-
-    A key only has to outlive the retries of its tap (seconds to minutes: static/js/lei.js). A
-    retry that comes after its key is gone is not applied twice either: it carries the version
-    its tablet saw, and the write it repeats has moved the session past that version, so it is
-    refused as stale and the tablet gets the fresh sheet.
-    """
-    cutoff = timezone.now() - older_than
-    removed, _ = IdempotencyKey.objects.filter(created_at__lt=cutoff).delete()
-    return removed

@@ -50,6 +50,7 @@ from scoring.lei.forms import (
     translated_error,
 )
 from scoring.lei.tablet import Lei, build_lei, load_lei
+from scoring.lei.taplimit import tap_limited
 from scoring.models import Game, Round, Session, TournamentTable
 from scoring.svg import qr_svg
 
@@ -57,6 +58,24 @@ from scoring.svg import qr_svg
 def new_key() -> str:
     """A fresh idempotency key for one rendered form (the template calls it per form)."""
     return secrets.token_urlsafe(16)
+
+
+# The fields of a write that are no part of what it asks: sent again after a refusal, the same
+# tap expects a newer version and names the sheet the tablet shows then; the key and the CSRF
+# token travel beside it.
+NOT_THE_TAP = frozenset({"key", "version", "sheet", "csrfmiddlewaretoken"})
+
+
+def _sent(request: HttpRequest) -> list[Any]:
+    """What the tablet sent for a write, fingerprinted with its key (``funnel.sent_digest``):
+    the URL and the form's fields, so that the same key with another tap is refused."""
+    fields = sorted(
+        [name, value]
+        for name, values in request.POST.lists()
+        if name not in NOT_THE_TAP
+        for value in values
+    )
+    return [request.path_info, fields]
 
 
 # --- answers after a write -------------------------------------------------------------------
@@ -115,6 +134,7 @@ def _answer(
     stale: bool = False,
     outcome: funnel.RecordOutcome | None = None,
     undone: str = "",
+    status: int = 200,
 ) -> HttpResponse:
     """After a write: the fresh panel and sheet (HTMX) or a redirect back (plain POST).
 
@@ -125,10 +145,15 @@ def _answer(
 
     The tablet's outbox (static/js/lei.js) reads two headers: ``X-Lei-Outcome`` (``recorded``,
     ``refused``, ``stale``) and ``X-Lei-Version``, the version the next tap must expect. A
-    refusal is a 200 like a recorded tap: its answer is the fresh lei with the reason."""
+    refusal is a 200 like a recorded tap: its answer is the fresh lei with the reason. A key
+    that came before with another write is a ``status`` 409 (``conflict``), with the reason:
+    a plain POST gets the tablet page with it rather than a redirect."""
     session = scorer.session
     if error:
         error = gettext("Niet opgeslagen: %(reason)s") % {"reason": error}
+    if status == 409 and not request.htmx:
+        session.refresh_from_db(fields=["version", "status", "scorer_token", "ended"])
+        return _tablet_page(request, scorer, error=error, status=status)
     notice = (
         gettext(
             "Niet opgeslagen. De lei is intussen veranderd (op een andere tablet?): "
@@ -164,8 +189,10 @@ def _answer(
         response["HX-Reswap"] = "outerHTML"
     else:
         response = render(request, "scoring/lei/tablet.html#live", context)
-    response["X-Lei-Outcome"] = "stale" if stale else "refused" if error else "recorded"
+    outcome_word = "stale" if stale else "refused" if error else "recorded"
+    response["X-Lei-Outcome"] = "conflict" if status == 409 else outcome_word
     response["X-Lei-Version"] = str(session.version)
+    response.status_code = status
     return response
 
 
@@ -268,6 +295,11 @@ def service_error_text(error: writes.ServiceError) -> str:
         ) % {"count": club_services.MAX_LINK_GUESTS}
     if isinstance(error, club_services.PlayerNameClash):
         return gettext("Die naam is al bezet of niet geldig.")
+    if isinstance(error, funnel.KeyReused):
+        return gettext(
+            "Deze tik kwam met het kenmerk van een andere tik, die al is opgeslagen. Kijk op de "
+            "lei of hij nog nodig is en tik hem dan opnieuw."
+        )
     return gettext("Dat ging niet.")
 
 
@@ -286,6 +318,8 @@ def _write(
         return _answer(request, scorer, stale=True)
     except Refusal as refusal:
         return _answer(request, scorer, error=refusal_text(refusal))
+    except funnel.KeyReused as error:
+        return _answer(request, scorer, error=service_error_text(error), status=409)
     except writes.ServiceError as error:
         return _answer(request, scorer, error=service_error_text(error))
     return _answer(request, scorer, outcome=outcome, undone="" if outcome.replayed else said)
@@ -301,6 +335,7 @@ def scorer_link(request: HttpRequest, token: str) -> HttpResponse:
 
 @require_POST
 @access.requires(access.scorer)
+@tap_limited
 def scorer_link_change(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     """A club admin renews or revokes the scorer link (a plain form)."""
     if not scorer.is_admin:
@@ -334,11 +369,19 @@ def viewer_link_change(request: HttpRequest, scorer: access.ScorerAccess) -> Htt
 @require_GET
 @access.requires(access.scorer)
 def tablet(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
-    session = scorer.session
-    lei = load_lei(session)
-    context = _live_context(request, scorer, lei)
     if request.htmx:
+        context = _live_context(request, scorer, load_lei(scorer.session))
         return render(request, "scoring/lei/tablet.html#live", context)
+    return _tablet_page(request, scorer)
+
+
+def _tablet_page(
+    request: HttpRequest, scorer: access.ScorerAccess, *, error: str = "", status: int = 200
+) -> HttpResponse:
+    """The whole tablet page, with the links to share; ``error`` shown over the round panel."""
+    session = scorer.session
+    context = _live_context(request, scorer, load_lei(session))
+    context["error"] = error
     viewer_path = access.session_viewer_path(session)  # None: turned off
     share: dict[str, Any] = {"viewer_path": viewer_path}
     if viewer_path is not None:
@@ -350,7 +393,7 @@ def tablet(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpRespons
         share["scorer_qr"] = qr_svg(share["scorer_url"], gettext("Scoren op een andere tablet"))
     context["share"] = share
     # The secret scorer link is on this page: not compressed (scoring/lei/compression.py, BREACH).
-    return no_compression(render(request, "scoring/lei/tablet.html", context))
+    return no_compression(render(request, "scoring/lei/tablet.html", context, status=status))
 
 
 @require_GET
@@ -378,6 +421,7 @@ def service_worker(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @access.requires(access.scorer)
+@tap_limited
 def session_event(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     """One tap: one event with the version the tablet showed and the tap's key."""
     form = EventForm(request.POST)
@@ -393,12 +437,14 @@ def session_event(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> Http
             version=data["version"],
             key=data["key"],
             actor=scorer.actor,
+            sent=_sent(request),
         ),
     )
 
 
 @require_POST
 @access.requires(access.scorer)
+@tap_limited
 def session_undo(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     """Take back the last tap, and say which ("Weg van Eva ongedaan gemaakt")."""
     return _write_at_version(request, scorer, services.session_undo, say_undone=True)
@@ -438,6 +484,7 @@ def _write_at_version(
 
 @require_POST
 @access.requires(access.scorer)
+@tap_limited
 def session_presence(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     """Who is away (toilet, drinks) and who sits down, before the round's first event."""
     lei = load_lei(scorer.session)
@@ -458,6 +505,7 @@ def session_presence(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> H
             version=form.cleaned_data["version"],
             key=form.cleaned_data["key"],
             actor=scorer.actor,
+            sent=_sent(request),
         ),
     )
 
@@ -469,6 +517,7 @@ FINISH_CONFIRMED = "ja"
 
 @require_POST
 @access.requires(access.scorer)
+@tap_limited
 def session_finish(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     """Closing time, or in the pot game: share the pot out, once the scorer confirmed it. A
     game without a finished round is thrown away (``services.session_discard``), and the
@@ -512,6 +561,7 @@ class _Discarded(Exception):
 
 @require_POST
 @access.requires(access.scorer)
+@tap_limited
 def session_again(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     """The tap on "Nieuw spel, zelfde spelers" after a game starts the next one at this table
     (``services.session_again``) and opens it on this tablet. A tablet with the scorer link
@@ -539,6 +589,7 @@ def session_again(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> Http
 
 @require_http_methods(["GET", "POST"])
 @access.requires(access.scorer)
+@tap_limited
 def round_edit(request: HtmxHttpRequest, scorer: access.ScorerAccess, number: int) -> HttpResponse:
     """The events of one round, one row each, to correct; the whole session is replayed.
 
@@ -553,6 +604,7 @@ def round_edit(request: HtmxHttpRequest, scorer: access.ScorerAccess, number: in
     game = {"game": session.game}  # each row offers the game's event types and their fields
     closed = session.result_closed and not scorer.actor.may_change_closed
     error = service_error_text(funnel.ResultClosed()) if closed else ""
+    status = 200
     if request.method == "POST":
         formset = EventRowFormSet(request.POST, prefix="events", form_kwargs=game)
         version_form = VersionForm(request.POST)
@@ -566,11 +618,14 @@ def round_edit(request: HtmxHttpRequest, scorer: access.ScorerAccess, number: in
                     version=version_form.cleaned_data["version"],
                     key=version_form.cleaned_data["key"],
                     actor=scorer.actor,
+                    sent=_sent(request),
                 )
             except funnel.StaleVersion:
                 return _answer(request, scorer, stale=True)
             except Refusal as refusal:
                 error = refusal_text(refusal)
+            except funnel.KeyReused as key_reused:
+                error, status = service_error_text(key_reused), 409
             except writes.ServiceError as service_error:
                 error = service_error_text(service_error)
             else:
@@ -600,9 +655,9 @@ def round_edit(request: HtmxHttpRequest, scorer: access.ScorerAccess, number: in
         "new_key": new_key,
     }
     if request.htmx:
-        response = render(request, "scoring/lei/round_edit.html#editor", context)
+        response = render(request, "scoring/lei/round_edit.html#editor", context, status=status)
         if request.method == "POST":  # the refusal goes into the editor, not over the panel
             response["HX-Retarget"] = "#editor"
             response["HX-Reswap"] = "outerHTML"
         return response
-    return render(request, "scoring/lei/round_edit.html", context)
+    return render(request, "scoring/lei/round_edit.html", context, status=status)

@@ -13,6 +13,7 @@ One module per room (``clubs``, ``lei``, ``toernooi``); everything is imported f
 
 from scoring.models.clubs import (
     Club,
+    ClubInvitation,
     ClubMembership,
     Game,
     Player,
@@ -30,6 +31,7 @@ from scoring.models.lei import (
     Session,
     SessionQuerySet,
     SessionResult,
+    TapAllowance,
 )
 from scoring.models.toernooi import (
     Series,
@@ -43,6 +45,7 @@ from scoring.models.toernooi import (
 __all__ = [
     "AuditEntry",
     "Club",
+    "ClubInvitation",
     "ClubMembership",
     "Game",
     "IdempotencyKey",
@@ -57,6 +60,7 @@ __all__ = [
     "SessionQuerySet",
     "SessionResult",
     "TableSeat",
+    "TapAllowance",
     "Tournament",
     "TournamentEntry",
     "TournamentTable",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import secrets
 from typing import Any
 
@@ -9,6 +10,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Lower
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from scoring import names
@@ -16,6 +18,18 @@ from scoring import names
 
 def new_scorer_token() -> str:
     return secrets.token_urlsafe(32)
+
+
+def new_invitation_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+# How long an invitation stays open unless its admin says otherwise: a week to find the link.
+INVITATION_DAYS = 7
+
+
+def invitation_expiry() -> datetime.datetime:
+    return timezone.now() + datetime.timedelta(days=INVITATION_DAYS)
 
 
 def default_ranking() -> dict[str, Any]:
@@ -165,3 +179,76 @@ class Season(models.Model):
 
     def __str__(self) -> str:
         return f"{self.club}: {self.name}"
+
+
+class ClubInvitation(models.Model):
+    """A link that makes whoever opens it, signed in, a member of the club (and, when it names
+    one, the club's player of that account): how a club admin adds a member, never by typing a
+    username, which would tell who has an account. Used once; it expires."""
+
+    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="invitations")
+    role = models.CharField(
+        _("role"),
+        max_length=10,
+        choices=ClubMembership.Role.choices,
+        default=ClubMembership.Role.SCORER,
+    )
+    player = models.ForeignKey(
+        Player,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="invitations",
+        verbose_name=_("player"),
+        help_text=_(
+            "The club's player who is the invited person (optional): linked to their account "
+            "when they accept."
+        ),
+    )
+    note = models.CharField(
+        _("for whom"),
+        max_length=100,
+        blank=True,
+        help_text=_("Only for the club's admins: who this invitation is for."),
+    )
+    token = models.CharField(
+        _("token"), max_length=64, unique=True, default=new_invitation_token, editable=False
+    )
+    expires_at = models.DateTimeField(_("open until"), default=invitation_expiry)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        editable=False,
+        related_name="+",
+        verbose_name=_("made by"),
+    )
+    created_at = models.DateTimeField(_("made"), default=timezone.now, editable=False)
+    accepted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        editable=False,
+        related_name="+",
+        verbose_name=_("accepted by"),
+    )
+    accepted_at = models.DateTimeField(_("accepted"), null=True, blank=True, editable=False)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = _("invitation")
+        verbose_name_plural = _("invitations")
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(role__in=["admin", "scorer"]), name="invitation_role_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.note or f"{self.club} ({self.get_role_display()})"
+
+    @property
+    def is_open(self) -> bool:
+        return self.accepted_at is None and self.expires_at > timezone.now()

@@ -275,6 +275,7 @@ class AuditEntry(models.Model):
         PAPER_UNDO = "paper_undo", _("paper lei taken back")
         SERIES_CLOSE = "series_close", _("series closed")
         SERIES_REOPEN = "series_reopen", _("series reopened")
+        JOIN = "join", _("joined by invitation")
 
     session = models.ForeignKey(
         Session, on_delete=models.SET_NULL, null=True, blank=True, related_name="audit_entries"
@@ -317,11 +318,16 @@ class AuditEntry(models.Model):
 
 
 class IdempotencyKey(models.Model):
-    """A client key of an action already recorded, with the answer it got."""
+    """A client key of an action already recorded, with the answer it got and a fingerprint of
+    what was sent with it: the same key with another write is refused, never answered as if it
+    had been recorded (``scoring.lei.funnel.KeyReused``)."""
 
     session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="idempotency_keys")
     key = models.CharField(_("key"), max_length=100)
     response = models.JSONField(_("response"))
+    # SHA-256 of the action and what was sent (``funnel.sent_digest``), in hex; empty for a key
+    # stored before the fingerprint was kept, which is taken at its word.
+    digest = models.CharField(_("digest of what was sent"), max_length=64, blank=True, default="")
     created_at = models.DateTimeField(_("created"), default=timezone.now)
 
     class Meta:
@@ -335,6 +341,26 @@ class IdempotencyKey(models.Model):
 
     def __str__(self) -> str:
         return self.key
+
+
+class TapAllowance(models.Model):
+    """How far one scorer's taps at one session are ahead of the clock, for the tap limit
+    (``scoring.lei.taplimit``): in the database, so that every app server counts the same taps."""
+
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="+")
+    who = models.CharField(max_length=30)  # "link" (the scorer link), or "user:<id>"
+    # When this scorer's burst is whole again, in milliseconds since 1970 (the generic cell rate
+    # algorithm's "theoretical arrival time").
+    full_at = models.BigIntegerField()
+    allowed = models.BooleanField(default=True)  # whether the last tap was let through
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["session", "who"], name="tapallowance_one_per_scorer")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.session_id} {self.who}"
 
 
 class RenderedSheet(models.Model):

@@ -4,7 +4,8 @@
       each with its own idempotency key and the version it expects (the version after the tap
       before it: every recorded write adds one, see scoring/lei/services.py). Offline the scorer
       keeps tapping; the server judges each tap when it arrives, and a refusal stops the
-      outbox at that tap until the scorer decides;
+      outbox at that tap until the scorer decides; a 429 (too many taps at once) makes it wait
+      as long as the server asks, then send the same tap again;
    2. a round-ending tap's result shown for a moment, with the next round's buttons taking
       taps only after it, so a double tap records once;
    3. the service worker (scoring/lei/views.py, service_worker) that keeps the tablet page for a
@@ -63,6 +64,7 @@
     trouble: false, // a send failed since the outbox was last empty: the strip shows
     failing: false, // the last send failed (no connection): the strip says so
     stopped: false, // taps[0] was refused: wait for the scorer
+    note: "", // the server's words while the outbox waits at its asking (429)
     attempts: 0,
     timer: null,
     seq: 0,
@@ -175,10 +177,17 @@
       window.clearTimeout(timeout);
       outbox.sending = false;
       var outcome = answer.response.headers.get("X-Lei-Outcome");
+      var status = answer.response.status;
       if (answer.response.ok && outcome) {
         answered(tap, answer.response, answer.text, outcome);
-      } else if (answer.response.status >= 400 && answer.response.status < 500
-                 && answer.response.status !== 408 && answer.response.status !== 429) {
+      } else if (status === 429) {
+        slowDown(answer.response, answer.text);
+      } else if (status === 409) {
+        // The server holds this tap's key with another tap (a bug, never a resend): nothing
+        // was recorded. "probeer opnieuw" sends it as a new tap, with a key of its own.
+        tap.renew = true;
+        stop(tap, reasonOf(answer.text));
+      } else if (status >= 400 && status < 500 && status !== 408) {
         stop(tap, reasonOf(answer.text)); // logged out, link revoked: the scorer must act
       } else {
         failed();
@@ -197,6 +206,7 @@
       outbox.taps.shift();
       outbox.trouble = outbox.taps.length > 0 && outbox.trouble;
       outbox.failing = false;
+      outbox.note = "";
       outbox.attempts = 0;
       quietly(forget(tap));
       // The sheet is drawn from the server once the outbox is empty; until then the
@@ -218,10 +228,24 @@
   function failed() {
     outbox.trouble = true;
     outbox.failing = true;
+    outbox.note = "";
     outbox.attempts += 1;
     render();
     var delay = Math.min(250 * Math.pow(2, outbox.attempts), 4000);
     outbox.timer = window.setTimeout(drain, delay);
+  }
+
+  // Too many taps at once (the server's limit per scorer, scoring/lei/taplimit.py): the same
+  // tap goes again, with its own key and version, once the server's Retry-After has passed;
+  // meanwhile the strip says that the tablet sends them itself (the server's words ask a
+  // person to try again, which here would be a second tap).
+  function slowDown(response, text) {
+    var seconds = parseInt(response.headers.get("Retry-After"), 10);
+    outbox.trouble = true;
+    outbox.failing = false;
+    outbox.note = texts().slow || reasonOf(text);
+    render();
+    outbox.timer = window.setTimeout(drain, Math.max(isNaN(seconds) ? 1 : seconds, 1) * 1000);
   }
 
   function reasonOf(text) {
@@ -234,6 +258,12 @@
   // without the refused tap or with it once more.
   function resume(dropFirst) {
     if (dropFirst && outbox.taps.length) { quietly(forget(outbox.taps.shift())); }
+    var first = outbox.taps[0];
+    if (first && first.renew) { // its key is another tap's: it goes as a new one
+      quietly(forget({key: first.key}));
+      first.key = newKey();
+      delete first.renew;
+    }
     // The scorer has read the reason: the strip no longer holds it, nor does the panel.
     document.querySelectorAll("#refusal, #stale").forEach(function (notice) { notice.remove(); });
     outbox.taps.forEach(function (tap, index) {
@@ -261,16 +291,33 @@
   function formFailed(evt) {
     if (evt.detail.requestConfig && evt.detail.requestConfig.verb === "get") { return; }
     var box = document.getElementById("outbox");
+    if (box) { formNotice(box.dataset.formUnsent); }
+  }
+  function formNotice(text) {
     var notices = document.getElementById("notices");
-    if (!box || !notices || document.getElementById("form-unsent")) { return; }
-    var notice = document.createElement("div");
-    notice.id = "form-unsent";
-    notice.className = "notice notice--error";
-    notice.setAttribute("role", "alert");
-    notice.textContent = box.dataset.formUnsent;
-    notices.append(notice);
+    var notice = document.getElementById("form-unsent");
+    if (!notices) { return; }
+    if (!notice) {
+      notice = document.createElement("div");
+      notice.id = "form-unsent";
+      notice.className = "notice notice--error";
+      notice.setAttribute("role", "alert");
+      notices.append(notice);
+    }
+    notice.textContent = text;
   }
   ["htmx:sendError", "htmx:timeout"].forEach(function (name) { document.addEventListener(name, formFailed); });
+  // A 409 (the form's key came before with other contents) is drawn where its refusal goes,
+  // like any refusal; a 429 (too many taps at once) is said in the server's words.
+  document.addEventListener("htmx:beforeSwap", function (evt) {
+    var xhr = evt.detail.xhr;
+    if (xhr.status === 409 && xhr.getResponseHeader("HX-Retarget")) {
+      evt.detail.shouldSwap = true;
+      evt.detail.isError = false;
+    } else if (xhr.status === 409 || xhr.status === 429) {
+      formNotice(reasonOf(xhr.responseText));
+    }
+  });
   document.addEventListener("htmx:afterRequest", function (evt) {
     var notice = document.getElementById("form-unsent");
     if (notice && evt.detail.successful) { notice.remove(); }
@@ -358,7 +405,7 @@
     } else {
       var note = document.createElement("p");
       note.className = "outbox__note";
-      note.textContent = outbox.failing ? t.waiting : t.sending;
+      note.textContent = outbox.note || (outbox.failing ? t.waiting : t.sending);
       box.append(note);
     }
   }

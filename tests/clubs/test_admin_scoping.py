@@ -20,7 +20,7 @@ from django.urls import URLPattern, reverse
 
 from scoring.clubs.admin import ClubScopedAdmin
 from scoring.lei import services
-from scoring.models import Club, ClubMembership, Player, Season, Session
+from scoring.models import Club, ClubInvitation, ClubMembership, Player, Season, Session
 from scoring.toernooi import services as tournaments
 from tests.conftest import make_club, record
 
@@ -46,7 +46,10 @@ def _world_of(club: Club, prefix: str, admin_user: Any) -> dict[str, Any]:
         version=session.version,
         key=f"{prefix.lower()}-key",
     )
-    Player.objects.create(club=club, name=f"{prefix} Dirk", is_guest=True)
+    dirk = Player.objects.create(club=club, name=f"{prefix} Dirk", is_guest=True)
+    ClubInvitation.objects.create(
+        club=club, player=dirk, note=f"{prefix} Dirk", created_by=admin_user
+    )
     tournament = tournaments.tournament_create(club=club, name=f"{prefix} toernooi")
     tournaments.tournament_check_in(
         tournament=tournament, guests=[f"{prefix} Anne", f"{prefix} Bas", f"{prefix} Cees"]
@@ -138,14 +141,15 @@ def test_the_walk_covers_every_registered_admin():
     scoped = {m for m, _ in scoped_admins()}
     scoring_models = set(apps.get_app_config("scoring").get_models())
     # Every model of scoring has an admin of its own, and every one of them is club-scoped.
-    # RenderedSheet is a cache of the viewers' sheet (rebuilt from the data by itself): it has
-    # nothing for an admin to see or change.
+    # RenderedSheet is a cache of the viewers' sheet (rebuilt from the data by itself), and
+    # TapAllowance the tap limit's count: they have nothing for an admin to see or change.
     # A toernooi's tables and their seats are shown inline on its pages.
     not_in_admin = {
         apps.get_model("scoring", name)
         for name in (
             "Seat",
             "RenderedSheet",
+            "TapAllowance",
             "TournamentTable",
             "TableSeat",
         )

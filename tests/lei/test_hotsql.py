@@ -129,9 +129,12 @@ def test_a_writes_reads_are_the_session_its_keys_answer_and_its_log(session):
     record(session, "knock", "Anne")
     record(session, "win", "Bas")
     record(session, "knock", "Cees")
-    IdempotencyKey.objects.create(session=session, key="tik-9", response={"version": 3})
+    IdempotencyKey.objects.create(
+        session=session, key="tik-9", response={"version": 3}, digest="d" * 64
+    )
     log = hotsql.seats_and_rounds(session.pk)
-    for key, answer in [("tik-9", {"version": 3}), ("tik-10", None), (None, None)]:
+    stored_9 = hotsql.Stored({"version": 3}, "d" * 64)
+    for key, answer in [("tik-9", stored_9), ("tik-10", None), (None, None)]:
         with transaction.atomic(), CaptureQueriesContext(connection) as queries:
             locked, stored, seats, rounds = hotsql.lock_and_read(session.pk, key)
         assert len(queries) == (4 if key else 3)  # one round trip on PostgreSQL

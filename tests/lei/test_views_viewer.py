@@ -128,13 +128,14 @@ def test_the_event_post_query_count(scorer, session, django_assert_num_queries):
     url = reverse("session_event", args=[session.pk])
     data = {"type": "knock", "player": "Bas", "version": session.version, "key": "q1"}
     # Access: 1. the Django session; 2. the user; 3. the session, club and membership.
-    # The service (scoring.lei.funnel.session_write): 4. savepoint; 5. lock the session row;
-    # 6. the idempotency key; 7. seats with players; 8. rounds with whether they are scored;
-    # 9. insert the new round; 10. update the session (version, status); 11. the audit entry;
-    # 12. store the key's answer; 13. release the savepoint.
+    # 4. The tap limit's count (scoring/lei/taplimit.py).
+    # The service (scoring.lei.funnel.session_write): 5. savepoint; 6. lock the session row;
+    # 7. the idempotency key; 8. seats with players; 9. rounds with whether they are scored;
+    # 10. insert the new round; 11. update the session (version, status); 12. the audit entry;
+    # 13. store the key's answer; 14. release the savepoint.
     # The answer is drawn from the write's own log and replay; the tablet did not say which
-    # sheet it shows, so the whole sheet is drawn: 14. its corrected rounds (the audit log).
-    with django_assert_num_queries(14):
+    # sheet it shows, so the whole sheet is drawn: 15. its corrected rounds (the audit log).
+    with django_assert_num_queries(15):
         response = scorer.post(url, data, **HX)
     assert response.status_code == 200
 

@@ -26,7 +26,7 @@ from django.utils import timezone
 
 from scoring import access
 from scoring.lei import services
-from scoring.models import ClubMembership, Season, Session
+from scoring.models import ClubInvitation, ClubMembership, Season, Session
 from scoring.toernooi import services as tournaments
 from tests.conftest import make_club, make_session, record
 from tests.safety import note
@@ -65,6 +65,8 @@ ORGANISER_POST = (403, 403, 403, 403, 404, 404, 302, 404, 302)  # refused, the m
 ORGANISER_FORM = (403, 403, 403, 403, 404, 404, 200, 404, 200)  # the empty form shown again
 LOGGED_IN = (302, 302, 302, 302, 200, 200, 200, 200, 200)
 ADMINS_ONLY = (302, 302, 302, 302, 403, 403, 200, 200, 200)  # a new tournament: a club admin
+# A club's invitation: whoever holds the link, signed in (an empty POST takes nothing up).
+INVITED_POST = (403, 403, 403, 403, 200, 200, 200, 200, 200)
 
 MATRIX: dict[str, dict[str, tuple[int, ...]]] = {
     # Home and logging in
@@ -72,6 +74,8 @@ MATRIX: dict[str, dict[str, tuple[int, ...]]] = {
     "login": {"GET": ALL_200, "POST": ALL_200},  # an empty form is shown again
     "logout": {"GET": ALL_405, "POST": ALL_302},
     "set_language": {"GET": ALL_302, "POST": ALL_302},
+    # A club's invitation to become a member
+    "invitation_accept": {"GET": LOGGED_IN, "POST": INVITED_POST},
     # Starting a session
     "session_new": {"GET": LOGIN_FIRST, "POST": LOGIN_FIRST},
     "player_search": {"GET": SEARCH_GET, "POST": SEARCH_POST},
@@ -188,6 +192,7 @@ class World:
     users: dict[str, Any]
     old_token: str
     tournament_id: int  # its first series started: one table of four playing
+    invitation_token: str  # an open invitation to the club
 
     def urls(self, key: str) -> list[tuple[str, tuple[int, ...] | None]]:
         """Concrete URLs for a matrix key, made from the objects as they are now, each with
@@ -233,6 +238,7 @@ class World:
             "tournament_prizes": [self.tournament_id],
             "tournament_standings": [slug, self.tournament_id],
             "tournament_tv": [slug, self.tournament_id],
+            "invitation_accept": [self.invitation_token],
         }
         if key == "admin:*":
             round_1 = s.rounds.get(number=1)
@@ -275,7 +281,17 @@ def build_world(django_user_model) -> World:
     tournaments.tournament_check_in(tournament=tournament, players=club.players.all()[:4])
     series = tournaments.series_draw(tournament=tournament, expected_number=1, seed=1)
     tournaments.series_start(series=series)
-    return World(club, session, season, player_id, users, session.scorer_token, tournament.pk)
+    invitation = ClubInvitation.objects.create(club=club)
+    return World(
+        club,
+        session,
+        season,
+        player_id,
+        users,
+        session.scorer_token,
+        tournament.pk,
+        invitation.token,
+    )
 
 
 def grant_link(client: Client, session_id: int, token: str) -> None:

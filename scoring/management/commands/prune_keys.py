@@ -3,7 +3,9 @@
 Every tap stores its key with the answer it got (`IdempotencyKey`), so that a retry over bad
 wifi is recorded once. A key is needed only while its tablet may still retry; run this daily
 (cron or a systemd timer, next to Django's `clearsessions`). A retry after its key is gone is
-refused as stale, never applied twice (`services.prune_idempotency_keys`).
+refused as stale, never applied twice (`funnel.prune_idempotency_keys`). The tap limit's
+counts whose burst is whole again go too: they say no more than no count
+(`scoring/lei/taplimit.py`).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from scoring.lei import services
+from scoring.lei import funnel, taplimit
 
 
 class Command(BaseCommand):
@@ -26,5 +28,6 @@ class Command(BaseCommand):
         days = options["days"]
         if not days > 0:
             raise CommandError("--days must be more than 0")
-        removed = services.prune_idempotency_keys(older_than=datetime.timedelta(days=days))
+        removed = funnel.prune_idempotency_keys(older_than=datetime.timedelta(days=days))
         self.stdout.write(f"{removed} idempotency keys older than {days:g} days removed")
+        self.stdout.write(f"{taplimit.prune_tap_allowances()} tap counts removed")
