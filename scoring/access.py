@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -56,6 +57,7 @@ from scoring.league import standings
 from scoring.lei import hotsql
 from scoring.models import (
     Club,
+    ClubInvitation,
     ClubMembership,
     Player,
     Session,
@@ -212,6 +214,25 @@ def organiser_clubs(request: HttpRequest) -> list[Club]:
     if not request.user.is_authenticated:
         raise LoginNeeded()
     return clubs_administered_by(request.user)
+
+
+# What an invitation's token can be (``new_invitation_token``: URL-safe base64); anything else
+# is no invitation, and never reaches the database (a NUL byte there is an error on PostgreSQL).
+INVITATION_TOKEN = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def invitee(request: HttpRequest, token: str) -> ClubInvitation:
+    """The club's invitation behind the link: whoever holds it, signed in, may take it up (the
+    link is the key, given to one person). A 404 for a link never made."""
+    found = None
+    if INVITATION_TOKEN.fullmatch(token):
+        found = ClubInvitation.objects.select_related("club", "player").filter(token=token).first()
+    # The lookup is by an indexed equality; compare_digest guards the final comparison too.
+    if found is None or not secrets.compare_digest(found.token, token):
+        raise Http404("no such invitation")
+    if not request.user.is_authenticated:
+        raise LoginNeeded(gettext("Log eerst in om de uitnodiging aan te nemen."))
+    return found
 
 
 def league_viewer(request: HttpRequest, slug: str) -> Viewer:

@@ -4,7 +4,7 @@ from django.urls import path, register_converter
 from scoring.clubs import views as club_views
 from scoring.league import archive_views, exports
 from scoring.league import views as league_views
-from scoring.lei import start_views, viewer_views, views
+from scoring.lei import correction_views, start_views, viewer_views, views
 from scoring.toernooi import room_views, table_views
 from scoring.toernooi import views as tournament_views
 
@@ -51,7 +51,7 @@ urlpatterns = [
     path("sessies/<id:pk>/aanwezig/", views.session_presence, name="session_presence"),
     path("sessies/<id:pk>/einde/", views.session_finish, name="session_finish"),
     path("sessies/<id:pk>/opnieuw/", views.session_again, name="session_again"),
-    path("sessies/<id:pk>/ronde/<id:number>/", views.round_edit, name="round_edit"),
+    path("sessies/<id:pk>/ronde/<id:number>/", correction_views.round_edit, name="round_edit"),
     path("sessies/<id:pk>/scorerlink/", views.scorer_link_change, name="scorer_link_change"),
     path("sessies/<id:pk>/kijklink/", views.viewer_link_change, name="viewer_link_change"),
     # The secret scorer link for a tablet (the read-only viewer link is the first URL)

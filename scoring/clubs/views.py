@@ -5,44 +5,24 @@ sees which club invites them and as what, and takes it up with one button
 
 from __future__ import annotations
 
-import re
-import secrets
-
 from django.contrib import messages
-from django.contrib.auth.views import redirect_to_login
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseForbidden
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext
 from django.views.decorators.http import require_http_methods
 
+from scoring import access
 from scoring.clubs import services
 from scoring.lei.compression import no_compression
 from scoring.models import ClubInvitation
 
-# What a token can be (``new_invitation_token``: URL-safe base64); anything else is no
-# invitation, and never reaches the database (a NUL byte there is an error on PostgreSQL).
-TOKEN = re.compile(r"[A-Za-z0-9_-]{1,64}")
 ACCEPTED = "ja"  # what the page's button sends: an empty POST takes nothing up
 
 
-def _invitation(token: str) -> ClubInvitation:
-    found = None
-    if TOKEN.fullmatch(token):
-        found = ClubInvitation.objects.select_related("club", "player").filter(token=token).first()
-    # The lookup is by an indexed equality; compare_digest guards the final comparison too.
-    if found is None or not secrets.compare_digest(found.token, token):
-        raise Http404("no such invitation")
-    return found
-
-
 @require_http_methods(["GET", "POST"])
-def invitation_accept(request: HttpRequest, token: str) -> HttpResponse:
-    invitation = _invitation(token)
+@access.requires(access.invitee)
+def invitation_accept(request: HttpRequest, invitation: ClubInvitation) -> HttpResponse:
     user = request.user
-    if not user.is_authenticated:
-        if request.method == "POST":
-            return HttpResponseForbidden(gettext("Log eerst in om de uitnodiging aan te nemen."))
-        return redirect_to_login(request.get_full_path())
     if request.method == "POST" and request.POST.get("confirm") == ACCEPTED:
         try:
             services.invitation_accept(invitation=invitation, user=user)

@@ -25,7 +25,7 @@ from scoring.clubs.admin_forms import (
     EventFormSet,
 )
 from scoring.engine import Refusal
-from scoring.lei import funnel, services
+from scoring.lei import funnel, seals, services
 from scoring.lei.admin_forms import EventForm, PresenceForm, SessionForm, refusal_message
 from scoring.models import (
     AuditEntry,
@@ -334,7 +334,7 @@ class SessionAdmin(ClubScopedAdmin):
         self._each(
             request,
             queryset,
-            lambda s: services.session_lock(session=s, actor=admin_actor(request)),
+            lambda s: seals.session_lock(session=s, actor=admin_actor(request)),
             gettext("Sessions locked: %(count)s."),
         )
 
@@ -343,7 +343,7 @@ class SessionAdmin(ClubScopedAdmin):
         self._each(
             request,
             queryset,
-            lambda s: services.session_unlock(session=s, actor=admin_actor(request)),
+            lambda s: seals.session_unlock(session=s, actor=admin_actor(request)),
             gettext("Sessions unlocked: %(count)s."),
         )
 
@@ -352,7 +352,7 @@ class SessionAdmin(ClubScopedAdmin):
         self._each(
             request,
             queryset,
-            lambda s: services.session_rotate_token(session=s, actor=admin_actor(request)),
+            lambda s: seals.session_rotate_token(session=s, actor=admin_actor(request)),
             gettext("Scorer links renewed: %(count)s. The old links no longer work."),
         )
 
@@ -361,7 +361,7 @@ class SessionAdmin(ClubScopedAdmin):
         self._each(
             request,
             queryset,
-            lambda s: services.session_revoke_token(session=s, actor=admin_actor(request)),
+            lambda s: seals.session_revoke_token(session=s, actor=admin_actor(request)),
             gettext("Scorer links revoked: %(count)s."),
         )
 
@@ -370,7 +370,7 @@ class SessionAdmin(ClubScopedAdmin):
         self._each(
             request,
             queryset,
-            lambda s: services.session_renew_viewer_link(session=s, actor=request.user),
+            lambda s: seals.session_renew_viewer_link(session=s, actor=request.user),
             gettext("Viewer links renewed: %(count)s. The old links no longer work."),
         )
 
@@ -379,7 +379,7 @@ class SessionAdmin(ClubScopedAdmin):
         self._each(
             request,
             queryset,
-            lambda s: services.session_revoke_viewer_link(session=s, actor=request.user),
+            lambda s: seals.session_revoke_viewer_link(session=s, actor=request.user),
             gettext("Viewer links revoked: %(count)s."),
         )
 

@@ -7,8 +7,7 @@ which locks, checks the version, replays with the engine, stores the projection 
 from __future__ import annotations
 
 import datetime
-import secrets
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.db import transaction
@@ -19,7 +18,6 @@ from scoring.clubs.services import club_players, players_joining
 from scoring.engine import Refusal, Result, replay
 from scoring.lei.funnel import (
     Change,
-    NotFinished,
     NothingToUndo,
     RecordOutcome,
     RoundStarted,
@@ -28,7 +26,6 @@ from scoring.lei.funnel import (
     UnknownRound,
     open_round,
     players_by_name,
-    refresh_from,
     session_write,
     store_results,
     store_scores,
@@ -52,7 +49,6 @@ from scoring.models import (
     Seat,
     Session,
     TournamentTable,
-    new_scorer_token,
 )
 from scoring.names import name_key
 from scoring.writes import Actor, ServiceError, actor_of
@@ -553,62 +549,6 @@ def session_again(*, session: Session, dealer: str, actor: Any = None) -> Sessio
     return new
 
 
-def _session_update(
-    session: Session, *, actor: Any, action: str, allowed: Callable[[Session], None], **fields: Any
-) -> Session:
-    """Change the session row itself (status, token) under the lock, with an audit entry."""
-    actor = actor_of(actor)
-    with transaction.atomic():
-        locked = Session.objects.select_for_update().get(pk=session.pk)
-        allowed(locked)
-        before = {name: getattr(locked, name) for name in fields}
-        for name, value in fields.items():
-            setattr(locked, name, value)
-        locked.version += 1
-        locked.updated_at = timezone.now()
-        locked.save(update_fields=[*fields, "version", "updated_at"])
-        # The secrets themselves stay out of the audit trail.
-        redacted = {"scorer_token", "viewer_key"}
-        AuditEntry.objects.create(
-            session=locked,
-            club_id=locked.club_id,
-            user=actor.user,
-            by_scorer_token=actor.scorer_token,
-            action=action,
-            before={k: v for k, v in before.items() if k not in redacted} or None,
-            after={k: v for k, v in fields.items() if k not in redacted} or None,
-        )
-    refresh_from(session, locked)
-    return session
-
-
-def _must_be_finished(session: Session) -> None:
-    if session.status != Session.Status.FINISHED:
-        raise NotFinished()
-
-
-def _must_be_locked(session: Session) -> None:
-    if session.status != Session.Status.LOCKED:
-        raise ServiceError("the session is not locked")
-
-
-def _any(session: Session) -> None:
-    return None
-
-
-def session_lock(*, session: Session, actor: Any = None) -> Session:
-    """Seal a finished session: no event, correction or undo until it is unlocked."""
-    return _session_update(
-        session, actor=actor, action=Action.LOCK, allowed=_must_be_finished, status="locked"
-    )
-
-
-def session_unlock(*, session: Session, actor: Any = None) -> Session:
-    return _session_update(
-        session, actor=actor, action=Action.UNLOCK, allowed=_must_be_locked, status="finished"
-    )
-
-
 def session_reopen(*, session: Session, actor: Any = None) -> RecordOutcome:
     """Take back an end by hand (closing time): the game runs again and the table may tap on.
     A game the engine finished stays finished; a locked one must be unlocked first."""
@@ -627,39 +567,4 @@ def session_reopen(*, session: Session, actor: Any = None) -> RecordOutcome:
 
     return session_write(
         session, version=None, key=None, actor=actor, action=Action.REOPEN, change=change
-    )
-
-
-def session_rotate_token(*, session: Session, actor: Any = None) -> Session:
-    """A new scorer link; the old one stops working at once."""
-    return _session_update(
-        session,
-        actor=actor,
-        action=Action.ROTATE_TOKEN,
-        allowed=_any,
-        scorer_token=new_scorer_token(),
-    )
-
-
-def session_revoke_token(*, session: Session, actor: Any = None) -> Session:
-    return _session_update(
-        session, actor=actor, action=Action.REVOKE_TOKEN, allowed=_any, scorer_token=None
-    )
-
-
-def session_renew_viewer_link(*, session: Session, actor: Any = None) -> Session:
-    """A new viewer link for the game (``access.viewer_token``); the old one answers 410."""
-    return _session_update(
-        session,
-        actor=actor,
-        action=Action.ROTATE_VIEWER,
-        allowed=_any,
-        viewer_key=secrets.token_urlsafe(12),
-    )
-
-
-def session_revoke_viewer_link(*, session: Session, actor: Any = None) -> Session:
-    """No viewer link for the game until it is renewed; the old one answers 410."""
-    return _session_update(
-        session, actor=actor, action=Action.REVOKE_VIEWER, allowed=_any, viewer_key=None
     )

@@ -234,7 +234,7 @@ class Lei:
         without the round being played, the columns (which carry that round's dealer, badges
         and presence), the round number, the state and the language. Two lei with the same
         key draw the same sheet, so a tap that leaves the sheet as the tablet shows it is
-        answered with the round panel alone (``_answer``). The "verbeterd" marks are not in
+        answered with the round panel alone (``answer_write``). The "verbeterd" marks are not in
         it: a correction changes the log itself. The pot game's sheet shows the open round's
         bids: it has no key and is always drawn whole."""
         if self.is_pot:

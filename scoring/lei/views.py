@@ -20,7 +20,6 @@ from typing import Any
 
 from django.contrib import messages
 from django.http import (
-    Http404,
     HttpRequest,
     HttpResponse,
     HttpResponseForbidden,
@@ -32,20 +31,18 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_POST
 
 from scoring import access, writes
 from scoring.clubs import services as club_services
 from scoring.engine import Refusal
 from scoring.http import HtmxHttpRequest
-from scoring.lei import funnel, services
+from scoring.lei import funnel, seals, services
 from scoring.lei.compression import no_compression
 from scoring.lei.forms import (
     EventForm,
-    EventRowFormSet,
     PresenceForm,
     VersionForm,
-    event_row_initial,
     refusal_text,
     translated_error,
 )
@@ -66,7 +63,7 @@ def new_key() -> str:
 NOT_THE_TAP = frozenset({"key", "version", "sheet", "csrfmiddlewaretoken"})
 
 
-def _sent(request: HttpRequest) -> list[Any]:
+def sent_by(request: HttpRequest) -> list[Any]:
     """What the tablet sent for a write, fingerprinted with its key (``funnel.sent_digest``):
     the URL and the form's fields, so that the same key with another tap is refused."""
     fields = sorted(
@@ -126,7 +123,7 @@ def _tournament_game(session: Session) -> bool:
     return TournamentTable.objects.filter(session_id=session.pk).exists()
 
 
-def _answer(
+def answer_write(
     request: HtmxHttpRequest,
     scorer: access.ScorerAccess,
     *,
@@ -315,14 +312,14 @@ def _write(
     try:
         outcome = write()
     except funnel.StaleVersion:
-        return _answer(request, scorer, stale=True)
+        return answer_write(request, scorer, stale=True)
     except Refusal as refusal:
-        return _answer(request, scorer, error=refusal_text(refusal))
+        return answer_write(request, scorer, error=refusal_text(refusal))
     except funnel.KeyReused as error:
-        return _answer(request, scorer, error=service_error_text(error), status=409)
+        return answer_write(request, scorer, error=service_error_text(error), status=409)
     except writes.ServiceError as error:
-        return _answer(request, scorer, error=service_error_text(error))
-    return _answer(request, scorer, outcome=outcome, undone="" if outcome.replayed else said)
+        return answer_write(request, scorer, error=service_error_text(error))
+    return answer_write(request, scorer, outcome=outcome, undone="" if outcome.replayed else said)
 
 
 @require_GET
@@ -341,25 +338,26 @@ def scorer_link_change(request: HttpRequest, scorer: access.ScorerAccess) -> Htt
     if not scorer.is_admin:
         return HttpResponseForbidden(gettext("Alleen een beheerder van de club kan dit."))
     if request.POST.get("action") == "revoke":
-        services.session_revoke_token(session=scorer.session, actor=request.user)
+        seals.session_revoke_token(session=scorer.session, actor=request.user)
         messages.success(request, gettext("De scorerlink werkt niet meer."))
     else:
-        services.session_rotate_token(session=scorer.session, actor=request.user)
+        seals.session_rotate_token(session=scorer.session, actor=request.user)
         messages.success(request, gettext("Er is een nieuwe scorerlink; de oude werkt niet meer."))
     return redirect(tablet_url(scorer.session))
 
 
 @require_POST
 @access.requires(access.scorer)
+@tap_limited
 def viewer_link_change(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     """Whoever scores the game renews the viewer link (a QR code shared too widely) or turns
     it off; the old link answers 410 at once (a plain form)."""
     action = request.POST.get("action")
     if action == "revoke":
-        services.session_revoke_viewer_link(session=scorer.session, actor=scorer.actor)
+        seals.session_revoke_viewer_link(session=scorer.session, actor=scorer.actor)
         messages.success(request, gettext("Meekijken staat uit: de kijklink werkt niet meer."))
     elif action == "renew":
-        services.session_renew_viewer_link(session=scorer.session, actor=scorer.actor)
+        seals.session_renew_viewer_link(session=scorer.session, actor=scorer.actor)
         messages.success(request, gettext("Er is een nieuwe kijklink; de oude werkt niet meer."))
     else:
         messages.error(request, gettext("Er is niets aan de kijklink veranderd."))
@@ -426,7 +424,7 @@ def session_event(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> Http
     """One tap: one event with the version the tablet showed and the tap's key."""
     form = EventForm(request.POST)
     if not form.is_valid():
-        return _answer(request, scorer, error=translated_error(form))
+        return answer_write(request, scorer, error=translated_error(form))
     data = form.cleaned_data
     return _write(
         request,
@@ -437,7 +435,7 @@ def session_event(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> Http
             version=data["version"],
             key=data["key"],
             actor=scorer.actor,
-            sent=_sent(request),
+            sent=sent_by(request),
         ),
     )
 
@@ -459,7 +457,7 @@ def _write_at_version(
     """A write that carries nothing but the version the tablet saw and its key."""
     form = VersionForm(request.POST)
     if not form.is_valid():
-        return _answer(request, scorer, error=translated_error(form))
+        return answer_write(request, scorer, error=translated_error(form))
     version = form.cleaned_data["version"]
 
     def undone() -> str:
@@ -490,7 +488,7 @@ def session_presence(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> H
     lei = load_lei(scorer.session)
     form = PresenceForm(request.POST, players=lei.seated)
     if not form.is_valid():
-        return _answer(request, scorer, error=translated_error(form))
+        return answer_write(request, scorer, error=translated_error(form))
     join = list(lei.open_join)
     new = (form.cleaned_data.get("join") or "").strip()
     if new:
@@ -505,7 +503,7 @@ def session_presence(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> H
             version=form.cleaned_data["version"],
             key=form.cleaned_data["key"],
             actor=scorer.actor,
-            sent=_sent(request),
+            sent=sent_by(request),
         ),
     )
 
@@ -523,14 +521,14 @@ def session_finish(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> Htt
     game without a finished round is thrown away (``services.session_discard``), and the
     tablet goes to the home page."""
     if request.POST.get("confirm") != FINISH_CONFIRMED:
-        return _answer(
+        return answer_write(
             request,
             scorer,
             error=gettext("Het spel is niet beëindigd: bevestig het eerst."),
         )
     form = VersionForm(request.POST)
     if not form.is_valid():
-        return _answer(request, scorer, error=translated_error(form))
+        return answer_write(request, scorer, error=translated_error(form))
 
     def finish() -> funnel.RecordOutcome:
         outcome = services.session_finish(
@@ -568,96 +566,17 @@ def session_again(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> Http
     gets the new game's link as well: it scored this table, it scores the next game."""
     lei = load_lei(scorer.session)
     if not lei.finished or lei.locked:
-        return _answer(request, scorer, error=gettext("Dit spel is nog niet uitgespeeld."))
+        return answer_write(request, scorer, error=gettext("Dit spel is nog niet uitgespeeld."))
     try:
         new = services.session_again(
             session=scorer.session, dealer=lei.next_dealer, actor=scorer.actor
         )
     except Refusal as refusal:
-        return _answer(request, scorer, error=refusal_text(refusal))
+        return answer_write(request, scorer, error=refusal_text(refusal))
     except services.TournamentTableGame as error:
-        return _answer(request, scorer, error=service_error_text(error))
+        return answer_write(request, scorer, error=service_error_text(error))
     except writes.ServiceError:  # another tablet opened the game again meanwhile
-        return _answer(request, scorer, error=gettext("Dit spel is nog niet uitgespeeld."))
+        return answer_write(request, scorer, error=gettext("Dit spel is nog niet uitgespeeld."))
     if scorer.actor.scorer_token and new.scorer_token:
         access.grant_scorer_link(request, new)
     return redirect(tablet_url(new))
-
-
-# --- correcting a round ----------------------------------------------------------------------
-
-
-@require_http_methods(["GET", "POST"])
-@access.requires(access.scorer)
-@tap_limited
-def round_edit(request: HtmxHttpRequest, scorer: access.ScorerAccess, number: int) -> HttpResponse:
-    """The events of one round, one row each, to correct; the whole session is replayed.
-
-    Drawn into the tablet's ``#editor`` (an htmx GET) it posts with htmx and the answer is the
-    fresh ``#live``; opened as a page of its own (a new tab) it is a plain form, and saving
-    goes back to the lei (POST/redirect/GET)."""
-    session = scorer.session
-    round_ = Round.objects.filter(session=session, number=number).first()
-    if round_ is None:
-        raise Http404("no such round")
-    players = list(session.seats.select_related("player").values_list("player__name", flat=True))
-    game = {"game": session.game}  # each row offers the game's event types and their fields
-    closed = session.result_closed and not scorer.actor.may_change_closed
-    error = service_error_text(funnel.ResultClosed()) if closed else ""
-    status = 200
-    if request.method == "POST":
-        formset = EventRowFormSet(request.POST, prefix="events", form_kwargs=game)
-        version_form = VersionForm(request.POST)
-        if formset.is_valid() and version_form.is_valid():
-            events = [f.event() for f in formset.forms if f.cleaned_data.get("type")]
-            try:
-                services.round_replace_events(
-                    session=session,
-                    number=number,
-                    events=events,
-                    version=version_form.cleaned_data["version"],
-                    key=version_form.cleaned_data["key"],
-                    actor=scorer.actor,
-                    sent=_sent(request),
-                )
-            except funnel.StaleVersion:
-                return _answer(request, scorer, stale=True)
-            except Refusal as refusal:
-                error = refusal_text(refusal)
-            except funnel.KeyReused as key_reused:
-                error, status = service_error_text(key_reused), 409
-            except writes.ServiceError as service_error:
-                error = service_error_text(service_error)
-            else:
-                if not request.htmx:
-                    messages.success(
-                        request, gettext("Ronde %(number)s is verbeterd.") % {"number": number}
-                    )
-                return _answer(request, scorer)
-        else:
-            error = translated_error(version_form) if not version_form.is_valid() else ""
-            error = error or gettext("Controleer de regels hieronder.")
-    else:
-        formset = EventRowFormSet(
-            prefix="events",
-            initial=[event_row_initial(e) for e in round_.events],
-            form_kwargs=game,
-        )
-    context = {
-        "session": session,
-        "round": round_,
-        "formset": formset,
-        "players": players,
-        "is_pot": session.game == Game.POT,
-        "error": error,
-        "closed": closed,
-        "in_tablet": bool(request.htmx),
-        "new_key": new_key,
-    }
-    if request.htmx:
-        response = render(request, "scoring/lei/round_edit.html#editor", context, status=status)
-        if request.method == "POST":  # the refusal goes into the editor, not over the panel
-            response["HX-Retarget"] = "#editor"
-            response["HX-Reswap"] = "outerHTML"
-        return response
-    return render(request, "scoring/lei/round_edit.html", context, status=status)

@@ -12,6 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from scoring.engine import replay
+from scoring.lei import seals
 from scoring.models import Club, Session
 from tests.browser.conftest import TABLET, console_errors
 from tests.conftest import make_session, record
@@ -335,11 +336,9 @@ def test_the_meer_forms_work_offline_too(tablet, context, live_server):
 
 
 def test_a_revoked_link_leaves_no_copy_of_the_tablet_page(tablet, live_server):
-    from scoring.lei import services
-
     session = make_table()
     open_tablet(tablet, live_server.url, session)
-    services.session_revoke_token(session=session)
+    seals.session_revoke_token(session=session)
     tablet.goto(f"{live_server.url}/sessies/{session.pk}/")  # online: the server says no now
     expect(tablet.locator("#round")).to_have_count(0)
     assert [path for path in tablet.evaluate(CACHED) if path.startswith("/sessies/")] == []

@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from scoring.engine import MESSAGES, Refusal
-from scoring.lei import services
+from scoring.lei import seals, services
 from scoring.lei.admin_forms import SessionForm
 from scoring.models import AuditEntry, ClubMembership, Player, RoundScore, Seat, Session
 from tests.conftest import admin_form_data, make_session, record
@@ -249,7 +249,7 @@ def test_a_refused_correction_shows_the_engines_message_and_changes_nothing(
 
 def test_a_correction_of_a_locked_session_is_refused(admin_client, played):
     services.session_finish(session=played)
-    services.session_lock(session=played)
+    seals.session_lock(session=played)
     round_1 = played.rounds.get(number=1)
     url = reverse("admin:scoring_round_change", args=[round_1.pk])
     page = admin_client.get(url, **EN)
@@ -325,7 +325,7 @@ def test_renewing_and_revoking_the_scorer_link(admin_client, played):
 
 def test_a_locked_session_cannot_be_deleted_by_the_admin(admin_client, played):
     services.session_finish(session=played)
-    services.session_lock(session=played)
+    seals.session_lock(session=played)
     url = reverse("admin:scoring_session_delete", args=[played.pk])
     assert admin_client.get(url).status_code == 403
     assert admin_client.post(url, {"post": "yes"}).status_code == 403
@@ -348,7 +348,7 @@ def test_the_bulk_delete_still_refuses_a_locked_session(admin_client, played, cl
     open_one = make_session(club)
     record(open_one, "win", "Anne")
     services.session_finish(session=played)
-    services.session_lock(session=played)
+    seals.session_lock(session=played)
     answer = admin_client.post(
         reverse("admin:scoring_session_changelist"),
         {"action": "delete_selected", "_selected_action": [played.pk, open_one.pk], "post": "yes"},

@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from scoring.engine import replay
-from scoring.lei import funnel, services
+from scoring.lei import funnel, seals, services
 from scoring.models import (
     AuditEntry,
     Club,
@@ -144,7 +144,7 @@ def make_club_history(club, people, season, user):
     services.round_replace_events(
         session=done, number=1, events=[{"type": "win", "player": "Anne", "jack": True}], actor=user
     )
-    services.session_lock(session=done, actor=user)
+    seals.session_lock(session=done, actor=user)
     running = services.session_start(club=club, players=["Cees", "Dirk", "Eva"], table_label="Bar")
     services.session_set_presence(
         session=running, absent={"Eva": "toilet"}, join=["Fleur"], version=0, key=new_key()

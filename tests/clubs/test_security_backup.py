@@ -24,7 +24,7 @@ from scoring import writes
 from scoring.clubs import services as club_services
 from scoring.engine import PRESETS, Refusal
 from scoring.engine.simulate import random_session
-from scoring.lei import services
+from scoring.lei import seals, services
 from scoring.models import AuditEntry, Club, ClubMembership, Player, RoundScore, Season
 from tests.safety import note, projection_problems
 
@@ -80,9 +80,9 @@ def build_club(django_user_model) -> Club:
                 actor=users[2],
             )
     services.session_finish(session=sessions[11], actor=users[0])
-    services.session_lock(session=sessions[11], actor=users[0])
-    services.session_rotate_token(session=sessions[12], actor=users[0])
-    services.session_revoke_token(session=sessions[13], actor=users[0])
+    seals.session_lock(session=sessions[11], actor=users[0])
+    seals.session_rotate_token(session=sessions[12], actor=users[0])
+    seals.session_revoke_token(session=sessions[13], actor=users[0])
     club_services.player_rename(
         player=club.players.get(name="Kees"), name="Kees de Boer", actor=None
     )

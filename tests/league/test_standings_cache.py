@@ -30,7 +30,7 @@ from scoring.clubs.clubfile import club_to_file
 from scoring.engine.simulate import random_session
 from scoring.league import standings, standings_cache
 from scoring.league.views import _standings_rows
-from scoring.lei import services
+from scoring.lei import seals, services
 from scoring.models import (
     Club,
     ClubMembership,
@@ -265,9 +265,9 @@ def test_lock_and_unlock_keep_the_standings_right_and_a_later_correction_shows(
 ):
     season = league["season"]
     before = kept(client, season, django_assert_num_queries)
-    services.session_lock(session=league["first"])
+    seals.session_lock(session=league["first"])
     assert shown(client, season, member=False) == before  # a locked session still counts
-    services.session_unlock(session=league["first"])
+    seals.session_unlock(session=league["first"])
     assert shown(client, season, member=False) == before
     kept(client, season, django_assert_num_queries)
     services.round_replace_events(

@@ -5,7 +5,7 @@ import pytest
 from scoring import writes
 from scoring.clubs import services as club_services
 from scoring.engine import Refusal, replay
-from scoring.lei import funnel, services
+from scoring.lei import funnel, seals, services
 from scoring.models import (
     AuditEntry,
     IdempotencyKey,
@@ -329,9 +329,9 @@ def test_a_correction_that_breaks_a_later_round_is_refused_whole(session):
 def test_a_locked_session_refuses_every_write(club):
     session = make_session(club, ["Anne", "Bas"], overrides={"max_points": 2})
     with pytest.raises(funnel.NotFinished):
-        services.session_lock(session=session)
+        seals.session_lock(session=session)
     play_rounds(session, ["Anne", "Anne"])
-    services.session_lock(session=session)
+    seals.session_lock(session=session)
     before = snapshot(session)
     writes = [
         lambda: record(session, "win", "Anne"),
@@ -347,7 +347,7 @@ def test_a_locked_session_refuses_every_write(club):
             write()
     assert snapshot(session) == before
     assert Session.objects.finished().filter(pk=session.pk).exists()
-    services.session_unlock(session=session)
+    seals.session_unlock(session=session)
     assert session.status == "finished"
     services.session_undo(session=session, version=session.version, key=new_key())
 
@@ -383,9 +383,9 @@ def test_the_pot_game_records_bids_and_shares_out(club):
 @pytest.mark.django_db
 def test_the_scorer_token_can_be_rotated_and_revoked(session, user):
     old = session.scorer_token
-    services.session_rotate_token(session=session, actor=user)
+    seals.session_rotate_token(session=session, actor=user)
     assert session.scorer_token not in (None, old)
-    services.session_revoke_token(session=session, actor=user)
+    seals.session_revoke_token(session=session, actor=user)
     assert Session.objects.get(pk=session.pk).scorer_token is None
     entry = AuditEntry.objects.filter(session=session).first()
     assert (entry.action, entry.user) == ("revoke_token", user)

@@ -11,7 +11,7 @@ import pytest
 from django.urls import reverse
 
 from scoring import access
-from scoring.lei import services
+from scoring.lei import seals, services
 from scoring.models import AuditEntry, ClubMembership, Player
 from tests.conftest import record
 from tests.lei.test_views_viewer import HX
@@ -113,7 +113,7 @@ def test_a_revoked_link_is_refused_before_the_304_at_two_queries(
 ):
     url = link(session)
     etag = client.get(url, **HX)["ETag"]
-    services.session_revoke_viewer_link(session=session)
+    seals.session_revoke_viewer_link(session=session)
     record(session, "knock", "Bas")  # the version moves on; nothing else needed
     # 1. the middleware's poll (the link's key is not the session's: the view answers);
     # 2. the view's poll, which says the same and draws the 410 page.

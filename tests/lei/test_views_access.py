@@ -7,7 +7,7 @@ from django.core import signing
 from django.urls import reverse
 
 from scoring import access
-from scoring.lei import services
+from scoring.lei import seals
 from scoring.models import ClubMembership
 from tests.conftest import make_club, make_session, tap
 
@@ -58,11 +58,11 @@ def test_the_scorer_link_lets_a_tablet_without_an_account_score(client, session)
 def test_a_revoked_or_renewed_scorer_link_stops_working(client, session):
     old = session.scorer_token
     client.get(reverse("scorer_link", args=[old]))
-    services.session_rotate_token(session=session)
+    seals.session_rotate_token(session=session)
     assert client.get(reverse("scorer_link", args=[old])).status_code == 404
     # The tablet's grant was for the old token.
     assert tap(client, session, "win", "Anne", htmx=False).status_code == 403
-    services.session_revoke_token(session=session)
+    seals.session_revoke_token(session=session)
     assert client.get(reverse("tablet", args=[session.pk])).status_code == 302
 
 

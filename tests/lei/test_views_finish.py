@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from scoring import access, writes
-from scoring.lei import funnel, services
+from scoring.lei import funnel, seals, services
 from scoring.models import AuditEntry, ClubMembership, Season, Session, SessionResult
 from tests.conftest import make_session, play_rounds, record
 from tests.lei.test_views_tablet import editor_data
@@ -136,7 +136,7 @@ def test_a_stale_finish_of_an_unplayed_game_throws_nothing_away(scorer, session)
 def test_a_locked_session_is_never_thrown_away(session):
     play_rounds(session, ["Anne"])
     services.session_finish(session=session)
-    services.session_lock(session=session)
+    seals.session_lock(session=session)
     with pytest.raises(funnel.SessionLocked):
         services.session_discard(session=session)
     Session.objects.filter(pk=session.pk).update(status="running")

@@ -25,7 +25,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, include, path, re
 from django.utils import timezone
 
 from scoring import access
-from scoring.lei import services
+from scoring.lei import seals, services
 from scoring.models import ClubInvitation, ClubMembership, Season, Session
 from scoring.toernooi import services as tournaments
 from tests.conftest import make_club, make_session, record
@@ -350,7 +350,7 @@ def check(role: str, world: World, key: str, method: str) -> list[str]:
 def test_every_role_gets_the_answer_in_the_table(role, db, django_user_model):
     world = build_world(django_user_model)
     if role == "revoked":
-        services.session_revoke_token(session=world.session)
+        seals.session_revoke_token(session=world.session)
     before = list(world.session.rounds.order_by("number").values_list("events", flat=True))
     wrong: list[str] = []
     checked = len(CELLS)
