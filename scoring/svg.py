@@ -19,12 +19,21 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
+from itertools import groupby
 
 import segno
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
-__all__ = ["CHART_COLOURS", "die", "score_chart", "tally_from_results", "turfjes"]
+__all__ = [
+    "CHART_COLOURS",
+    "QR_QUIET_ZONE",
+    "die",
+    "qr_svg",
+    "score_chart",
+    "tally_from_results",
+    "turfjes",
+]
 
 
 def _n(value: float) -> str:
@@ -470,6 +479,44 @@ def _join(parts: Iterable[str]) -> SafeString:
     return mark_safe("".join(parts))  # noqa: S308
 
 
-def qr_svg(url: str, label: str) -> str:
+# --- QR codes ------------------------------------------------------------------------------
+
+# Modules of white round the symbol: a reader needs four to find it (ISO/IEC 18004), and a
+# printed card or a screen may put anything right next to the picture.
+QR_QUIET_ZONE = 4
+_QR_MODULE_PX = 4  # the natural size of a module, where no CSS sizes the picture
+
+
+def qr_svg(url: str, label: str) -> SafeString:
+    """A QR code of ``url`` (error correction M), quiet zone included, for any box.
+
+    The ``viewBox`` counts modules, with the quiet zone inside it, so CSS may scale the picture
+    to any square (a table card's 50 mm, the tablet's share panel) and nothing is cut off;
+    ``width``/``height`` are only its natural size. The white background covers the quiet zone,
+    so the code scans on the dark TV theme too. Each dark run of a row is one stroke of a single
+    ``<path>``, which keeps a 50-card page small.
+
+    >>> svg = qr_svg("https://lei.example.nl/tafel/x/", "Scoren aan tafel 1")
+    >>> 'viewBox="0 0 37 37"' in svg  # 29 modules, and 4 of white on either side
+    True
+    """
     code = segno.make(url, error="m")
-    return code.svg_inline(scale=4, border=2, dark="#17201d", light="#ffffff", title=label)
+    size = code.symbol_size(border=QR_QUIET_ZONE)[0]
+    runs: list[str] = []
+    for y, row in enumerate(code.matrix_iter(border=QR_QUIET_ZONE)):
+        x = 0
+        for dark, group in groupby(row, key=bool):
+            length = sum(1 for _ in group)
+            if dark:
+                runs.append(f"M{x} {y}.5h{length}")
+            x += length
+    return format_html(
+        '<svg class="qr" viewBox="0 0 {size} {size}" width="{px}" height="{px}" role="img" '
+        'aria-label="{label}" shape-rendering="crispEdges"><title>{label}</title>'
+        '<rect width="{size}" height="{size}" fill="#fff"/>'
+        '<path stroke="#17201d" stroke-width="1" d="{d}"/></svg>',
+        size=size,
+        px=size * _QR_MODULE_PX,
+        label=label,
+        d="".join(runs),
+    )

@@ -5,7 +5,7 @@ from scoring.clubs import views as club_views
 from scoring.league import archive_views, exports
 from scoring.league import views as league_views
 from scoring.lei import correction_views, start_views, viewer_views, views
-from scoring.toernooi import room_views, table_views
+from scoring.toernooi import room_views, table_views, wall_views
 from scoring.toernooi import views as tournament_views
 
 
@@ -102,6 +102,16 @@ urlpatterns = [
         "toernooi/<id:pk>/serie/<id:number>/tafelkaarten/",
         table_views.table_cards,
         name="tournament_table_cards",
+    ),
+    path(
+        "toernooi/<id:pk>/serie/<id:number>/indeling/",
+        wall_views.series_sheet,
+        name="tournament_series_sheet",
+    ),
+    path(
+        "toernooi/<id:pk>/serie/<id:number>/klok/",
+        wall_views.series_clock,
+        name="tournament_series_clock",
     ),
     path(
         "toernooi/<id:pk>/serie/<id:number>/tafel/<id:table>/papier/",

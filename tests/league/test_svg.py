@@ -9,7 +9,16 @@ from django.utils import translation
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scoring.svg import CHART_COLOURS, TURFJES_MAX, die, score_chart, tally_from_results, turfjes
+from scoring.svg import (
+    CHART_COLOURS,
+    QR_QUIET_ZONE,
+    TURFJES_MAX,
+    die,
+    qr_svg,
+    score_chart,
+    tally_from_results,
+    turfjes,
+)
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -296,3 +305,60 @@ def test_every_page_of_a_session_with_a_huge_total_stays_small(client, club, use
     html = client.get(pages["viewer"]).content.decode()
     assert ">\u221250900</text>" in html  # Cees's total, written as a number
     assert ">991</text>" in html  # and Anne's
+
+
+# --- QR codes ----------------------------------------------------------------------------
+
+
+def draw_qr(markup: str, pixels_per_module: int = 6):
+    """The QR picture as its viewBox says, drawn with Pillow: nothing outside the box shows."""
+    from PIL import Image, ImageDraw
+
+    root = parse(markup)
+    x0, y0, width, height = (int(v) for v in root.get("viewBox").split())
+    image = Image.new("L", (width * pixels_per_module, height * pixels_per_module), 128)
+    pen = ImageDraw.Draw(image)
+    for element in root:
+        if element.tag == f"{SVG}rect":
+            pen.rectangle((0, 0, image.width, image.height), fill=255)
+        elif element.tag == f"{SVG}path":
+            for x, y, run in re.findall(r"M(\d+) (\d+)\.5h(\d+)", element.get("d")):
+                left, top = (int(x) - x0) * pixels_per_module, (int(y) - y0) * pixels_per_module
+                right = left + int(run) * pixels_per_module - 1
+                pen.rectangle((left, top, right, top + pixels_per_module - 1), fill=0)
+    return image
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://lei.example.nl/tafel/x/",
+        "http://testserver/tafel/" + "A" * 43 + "/",
+        "https://toernooi.de-gouden-boer.example.nl/tafel/" + "z9" * 30 + "/",
+    ],
+)
+def test_a_qr_code_is_sized_by_its_viewbox_with_the_quiet_zone_inside(url):
+    import segno
+    import zxingcpp
+
+    markup = qr_svg(url, "Scoren aan tafel 1")
+    assert_accessible(markup, "Scoren aan tafel 1")
+    root = parse(markup)
+    modules = segno.make(url, error="m").symbol_size(border=0)[0]
+    side = modules + 2 * QR_QUIET_ZONE
+    # The box is the symbol and its quiet zone, so CSS may size it to any square.
+    assert root.get("viewBox") == f"0 0 {side} {side}"
+    image = draw_qr(markup)
+    assert image.getextrema() == (0, 255)  # white background, dark modules, nothing grey left
+    quiet = QR_QUIET_ZONE * 6
+    ring_white = image.copy()
+    ring_white.paste(255, (quiet, quiet, image.width - quiet, image.height - quiet))
+    assert ring_white.getextrema() == (255, 255)  # four modules of white all round
+    found = zxingcpp.read_barcodes(image)
+    assert [code.text for code in found] == [url]
+
+
+def test_a_qr_codes_label_is_escaped():
+    markup = qr_svg("https://lei.example.nl/", '<b>"Tafel" & 1</b>')
+    assert "<b>" not in markup
+    assert_accessible(markup, '<b>"Tafel" & 1</b>')
