@@ -634,8 +634,8 @@ def close_series(
     for status in overview:
         if status.state == "done":
             services.session_finish(session=status.session, actor=actor)
-    series.state = Series.State.FINISHED
-    series.save(update_fields=["state"])
+    series.state, series.clock_ends_at = Series.State.FINISHED, None  # reopened: no old clock
+    series.save(update_fields=["state", "clock_ends_at"])
     # Closed for the tables' scorer links too (scoring/lei/funnel.py): only the organiser
     # changes a result now, and no game plays on until the series is reopened.
     Session.objects.filter(tournament_table__series=series).update(result_closed=True)

@@ -360,3 +360,16 @@ def test_the_wall_and_the_clock_have_nothing_inline_for_the_policy(org, club, me
             assert response.status_code == 200, url
             assert directives(response["Content-Security-Policy"]) == directives(POLICY)
             assert inline_parts(response.content.decode()).found == [], url
+
+
+def test_closing_a_series_stops_its_clock_so_a_reopened_series_shows_none(org, club, members):
+    tournament = timed(club)
+    started(tournament, members)
+    org.post(clock_url(tournament), {"action": "start", "minutes": "30"})
+    series = tournament.series.get(number=1)
+    assert series.clock_ends_at is not None
+    for table in series.tables.all():
+        results.table_finish(table=table)
+    results.series_finish(series=series)
+    series.refresh_from_db()
+    assert series.clock_ends_at is None
