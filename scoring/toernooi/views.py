@@ -212,7 +212,12 @@ def tournament_checkin(request: HtmxHttpRequest, tournament: Tournament) -> Http
     (the count and the list change with it), a plain form is redirected back."""
     guest_form = GuestForm()
     if request.method == "POST":
+        # A toggle is a button named "in" or "out" whose value is the player, all in one form
+        # (one CSRF token for a list of 400); a lone form may still send action and player.
         action = request.POST.get("action", "")
+        tapped = next((a for a in ("in", "out") if a in request.POST), None)
+        if not action and tapped:
+            action = tapped
         try:
             if action == "guest":
                 guest_form = GuestForm(request.POST)
@@ -224,7 +229,7 @@ def tournament_checkin(request: HtmxHttpRequest, tournament: Tournament) -> Http
                     )
                     guest_form = GuestForm()
             elif action in ("in", "out"):
-                player = _player(tournament, request.POST.get("player"))
+                player = _player(tournament, request.POST.get("player", request.POST.get(action)))
                 if player is None:
                     messages.error(request, gettext("Die speler is niet van deze club."))
                 elif action == "in":
