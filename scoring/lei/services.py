@@ -54,7 +54,7 @@ from scoring.models import (
     TournamentTable,
     new_scorer_token,
 )
-from scoring.writes import Actor, ServiceError, actor_of
+from scoring.writes import Actor, ServiceError, actor_of, unstorable_character
 
 Action = AuditEntry.Action
 
@@ -145,8 +145,8 @@ def session_import(
     actor: Any = None,
 ) -> Session:
     """Store a ``toepen/1`` session file; the engine checks it whole first (a ``Refusal``)."""
+    must_be_storable(data)  # first: a refusal of the engine would quote the unstorable text
     result = replay(data, open_round=True)  # refuse a broken file before anything is looked up
-    must_be_storable(data)
     with transaction.atomic():
         canonical, by_name = _canonical(club, data)
         if canonical != data:  # names spelled otherwise than the club's: replay what is stored
@@ -166,17 +166,16 @@ def session_import(
 
 
 def must_be_storable(data: Any) -> None:
-    """Refuse text the database cannot hold: PostgreSQL stores no NUL character (U+0000)."""
-    if isinstance(data, str):
-        if "\x00" in data:
-            raise ServiceError("the file holds a NUL character (\\u0000), which cannot be stored")
-    elif isinstance(data, Mapping):
-        for key, value in data.items():
-            must_be_storable(key)
-            must_be_storable(value)
-    elif isinstance(data, list):
-        for value in data:
-            must_be_storable(value)
+    """Refuse text the database cannot hold: PostgreSQL stores no NUL character (U+0000), and a
+    lone surrogate that a JSON escape wrote ("\\udcff") is no text that either database takes."""
+    character = unstorable_character(data)
+    if character == "\x00":
+        raise ServiceError("the file holds a NUL character (\\u0000), which cannot be stored")
+    if character is not None:
+        raise ServiceError(
+            f"the file holds a lone surrogate (\\u{ord(character):04x}): half of a UTF-16 pair,"
+            " which is no text and cannot be stored"
+        )
 
 
 def session_create(
