@@ -76,6 +76,23 @@ class SessionClosed(ServiceError):
         super().__init__("the game was ended: a club admin can reopen it")
 
 
+class SessionGone(ServiceError):
+    """The session was deleted while this write waited for it: thrown away by the end of a game
+    without a finished round (``services.session_discard``) on another tablet, or by an admin."""
+
+    def __init__(self) -> None:
+        super().__init__("the game is gone: it was thrown away before any round was finished")
+
+
+def lock_session(session: Session) -> Session:
+    """The session's row, locked until the transaction ends (``SessionGone`` when it was
+    deleted meanwhile)."""
+    try:
+        return Session.objects.select_for_update().get(pk=session.pk)
+    except Session.DoesNotExist:
+        raise SessionGone() from None
+
+
 class NotFinished(ServiceError):
     def __init__(self) -> None:
         super().__init__("only a finished session can be locked")
@@ -235,7 +252,10 @@ def session_write(
         # cannot be applied twice concurrently, and the log: seats with their players, rounds
         # marked by whether they have been scored. Written out in scoring/lei/hotsql.py: every tap
         # runs them.
-        locked, stored, seats, rounds = hotsql.lock_and_read(session.pk, key)
+        try:
+            locked, stored, seats, rounds = hotsql.lock_and_read(session.pk, key)
+        except Session.DoesNotExist:  # thrown away while this write waited for the lock
+            raise SessionGone() from None
         if stored is not None:
             refresh_from(session, locked)
             return RecordOutcome(

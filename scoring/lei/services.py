@@ -25,6 +25,7 @@ from scoring.lei.funnel import (
     SessionLocked,
     StaleVersion,
     UnknownRound,
+    lock_session,
     open_round,
     players_by_name,
     refresh_from,
@@ -428,7 +429,7 @@ def session_discard(
     is refused (``ServiceError``): that one is ended with ``session_finish``."""
     actor = actor_of(actor)
     with transaction.atomic():
-        locked = Session.objects.select_for_update().get(pk=session.pk)
+        locked = lock_session(session)
         if locked.status == Session.Status.LOCKED:
             raise SessionLocked()
         if version is not None and version != locked.version:
@@ -476,7 +477,7 @@ def session_again(*, session: Session, dealer: str, actor: Any = None) -> Sessio
     second tablet) it gives the game it made the first time: the start's audit entry says which
     game it follows."""
     with transaction.atomic():
-        old = Session.objects.select_for_update().get(pk=session.pk)
+        old = lock_session(session)
         if old.status == Session.Status.RUNNING:
             raise ServiceError("the game is still being played")
         made = (
@@ -521,7 +522,7 @@ def _session_update(
     """Change the session row itself (status, token) under the lock, with an audit entry."""
     actor = actor_of(actor)
     with transaction.atomic():
-        locked = Session.objects.select_for_update().get(pk=session.pk)
+        locked = lock_session(session)
         allowed(locked)
         before = {name: getattr(locked, name) for name in fields}
         for name, value in fields.items():

@@ -135,7 +135,10 @@ def _answer(
             messages.success(request, undone)
         return redirect(tablet_url(session))
     if stale or error:
-        session.refresh_from_db(fields=["version", "status", "scorer_token", "ended"])
+        try:
+            session.refresh_from_db(fields=["version", "status", "scorer_token", "ended"])
+        except Session.DoesNotExist:  # thrown away since the write was refused
+            return _gone(request)
     if outcome is not None and outcome.data is not None and not (stale or error):
         lei = build_lei(session, outcome.data, outcome.result)
     else:
@@ -155,6 +158,23 @@ def _answer(
         response["HX-Trigger"] = "leiChanged"
     response["X-Lei-Outcome"] = "stale" if stale else "refused" if error else "recorded"
     response["X-Lei-Version"] = str(session.version)
+    return response
+
+
+def _gone(request: HtmxHttpRequest) -> HttpResponse:
+    """The game was thrown away while this request waited for it: another tablet ended it
+    before any round was finished (``services.session_discard``). Nothing was stored; the
+    tablet goes home, as the one that ended it did. htmx follows ``HX-Redirect`` whatever the
+    status; the outbox (static/js/lei.js) stops on the 410 and shows its text."""
+    text = gettext(
+        "Niet opgeslagen: dit spel is weggegooid, want het is beëindigd voordat er een ronde "
+        "was uitgespeeld."
+    )
+    messages.info(request, text)
+    if not request.htmx:
+        return redirect("home")
+    response = HttpResponse(text, status=410, content_type="text/plain; charset=utf-8")
+    response["HX-Redirect"] = reverse("home")
     return response
 
 
@@ -252,6 +272,8 @@ def _write(
     said = undone() if undone is not None else ""
     try:
         outcome = write()
+    except funnel.SessionGone:
+        return _gone(request)
     except funnel.StaleVersion:
         return _answer(request, scorer, stale=True)
     except Refusal as refusal:
@@ -275,12 +297,17 @@ def scorer_link_change(request: HttpRequest, scorer: access.ScorerAccess) -> Htt
     """A club admin renews or revokes the scorer link (a plain form)."""
     if not scorer.is_admin:
         return HttpResponseForbidden(gettext("Alleen een beheerder van de club kan dit."))
-    if request.POST.get("action") == "revoke":
-        services.session_revoke_token(session=scorer.session, actor=request.user)
-        messages.success(request, gettext("De scorerlink werkt niet meer."))
-    else:
-        services.session_rotate_token(session=scorer.session, actor=request.user)
-        messages.success(request, gettext("Er is een nieuwe scorerlink; de oude werkt niet meer."))
+    try:
+        if request.POST.get("action") == "revoke":
+            services.session_revoke_token(session=scorer.session, actor=request.user)
+            messages.success(request, gettext("De scorerlink werkt niet meer."))
+        else:
+            services.session_rotate_token(session=scorer.session, actor=request.user)
+            messages.success(
+                request, gettext("Er is een nieuwe scorerlink; de oude werkt niet meer.")
+            )
+    except funnel.SessionGone:
+        return _gone(request)
     return redirect(tablet_url(scorer.session))
 
 
@@ -482,6 +509,8 @@ def session_again(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> Http
         )
     except Refusal as refusal:
         return _answer(request, scorer, error=refusal_text(refusal), changed=False)
+    except funnel.SessionGone:
+        return _gone(request)
     except writes.ServiceError:  # another tablet opened the game again meanwhile
         return _answer(
             request, scorer, error=gettext("Dit spel is nog niet uitgespeeld."), changed=False
@@ -519,6 +548,8 @@ def round_edit(request: HtmxHttpRequest, scorer: access.ScorerAccess, number: in
                     key=version_form.cleaned_data["key"],
                     actor=scorer.actor,
                 )
+            except funnel.SessionGone:
+                return _gone(request)
             except funnel.StaleVersion:
                 return _answer(request, scorer, stale=True)
             except Refusal as refusal:
