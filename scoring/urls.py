@@ -1,6 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path, register_converter
 
+from scoring.http import ID
 from scoring.league import archive_views, exports
 from scoring.league import views as league_views
 from scoring.lei import start_views, viewer_views, views
@@ -13,7 +14,7 @@ class IdConverter:
     not there, and never reaches the database as an integer its columns cannot hold (SQLite
     refuses one with an OverflowError)."""
 
-    regex = "[0-9]{1,18}"
+    regex = ID.pattern
 
     def to_python(self, value: str) -> int:
         return int(value)

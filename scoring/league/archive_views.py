@@ -29,7 +29,7 @@ from scoring.templatetags.lei import score_chart_tag
 if TYPE_CHECKING:
     from scoring.http import HtmxHttpRequest
 from scoring.access import Viewer, club_viewer
-from scoring.http import private_response
+from scoring.http import id_from, private_response
 from scoring.league.views import viewer_link
 
 ARCHIVE_PAGE_SIZE = 25
@@ -57,17 +57,17 @@ def archive(request: HttpRequest, slug: str) -> HttpResponse:
     day = _day(request.GET.get("datum"))
     if day:
         sessions = sessions.filter(played_on=day)
-    player_id = request.GET.get("speler", "")
-    if player_id.isdigit():
+    player_id = id_from(request.GET.get("speler"))
+    if player_id is not None:
         sessions = sessions.filter(
-            Exists(Seat.objects.filter(session=OuterRef("pk"), player_id=int(player_id)))
+            Exists(Seat.objects.filter(session=OuterRef("pk"), player_id=player_id))
         )
     table = request.GET.get("tafel", "").strip()
     if table:
         sessions = sessions.filter(table_label=table)
-    season_id = request.GET.get("seizoen", "")
-    if season_id.isdigit():
-        sessions = sessions.filter(season_id=int(season_id))
+    season_id = id_from(request.GET.get("seizoen"))
+    if season_id is not None:
+        sessions = sessions.filter(season_id=season_id)
     sessions = sessions.order_by("-played_on", "-id").prefetch_related(
         Prefetch(
             "results",
