@@ -106,10 +106,12 @@ def body(totals: dict[str, dict[str, int]], seconds: float) -> str:
             f"{restart['accepted']} recorded; lost {restart['lost']}, doubled {restart['doubled']}",
         ),
         (
-            "hostile input: every tablet, set-up, league, admin and login field and URL id its "
-            "extremes (huge, negative, 400 digits, NaN, non-UTF-8, formula text, HTML), and "
-            "`import_session` files with extreme numbers, names, bytes, depth and size "
-            "(`tests/site/test_hostile_input.py`)",
+            "hostile input: every page, form, filter and URL converter of the app, the "
+            "toernooi and the admin (changelists with their filters and search, actions, "
+            "autocomplete, change and add forms) its extremes (huge, negative, 400 and 5,000 "
+            "digits, NaN, NUL, lone surrogates, JSON 3,000 deep, non-UTF-8, formula text, "
+            "HTML), and `import_session` files with extreme numbers, names, bytes, depth and "
+            "size (`tests/site/test_hostile_input.py`)",
             f"{hostile['requests']} requests, {hostile['files']} files",
             f"**{hostile['server_errors']} 5xx**; largest answer "
             f"{hostile['max_answer_bytes'] / 1024:.0f} KB (limit 200 KB); slowest "

@@ -2,6 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path, register_converter
 
 from scoring.clubs import views as club_views
+from scoring.http import ID
 from scoring.league import archive_views, exports
 from scoring.league import views as league_views
 from scoring.lei import correction_views, start_views, viewer_views, views
@@ -14,7 +15,7 @@ class IdConverter:
     not there, and never reaches the database as an integer its columns cannot hold (SQLite
     refuses one with an OverflowError)."""
 
-    regex = "[0-9]{1,18}"
+    regex = ID.pattern
 
     def to_python(self, value: str) -> int:
         return int(value)

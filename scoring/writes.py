@@ -3,6 +3,7 @@ refusal it may answer with (``ServiceError``, whose message the pages show)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,3 +35,30 @@ def actor_of(actor: Any) -> Actor:
     if actor is None or not getattr(actor, "is_authenticated", False):
         return Actor()
     return Actor(user=actor)
+
+
+def unstorable_character(data: Any) -> str | None:
+    """The first character in JSON ``data`` (keys included) that no database of ours stores, or
+    None: a NUL (PostgreSQL keeps none in text) or a lone surrogate such as "\\udcff", which a
+    JSON escape can write but which is no text (UTF-8 cannot encode it). Without recursion.
+
+    >>> unstorable_character({"players": ["Anne", "\\udcff"]})
+    '\\udcff'
+    """
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            if "\x00" in value:
+                return "\x00"
+            if not value.isascii():
+                try:
+                    value.encode("utf-8")
+                except UnicodeEncodeError as error:
+                    return value[error.start]
+        elif isinstance(value, Mapping):
+            stack.extend(value.keys())
+            stack.extend(value.values())
+        elif isinstance(value, list | tuple):
+            stack.extend(value)
+    return None

@@ -63,6 +63,60 @@ def _too_large(request: HttpRequest, limit: int) -> HttpResponse:
     return response
 
 
+class NulCharacterMiddleware:
+    """A 400 for a request with a NUL character (U+0000) in its path, its query string, a header
+    (cookies included) or a form field, before any view reads it.
+
+    PostgreSQL stores no NUL in text, so a NUL that reached a query was a server error wherever
+    it did: a scorer link, the archive's table filter, the player search, the admin's filters
+    and autocomplete, a session cookie, a failed login's browser name. No person types one and
+    no browser sends one. One guard here keeps every view, filter and form that is added later
+    safe too, where a check in each would be forgotten in the next; the forms' own NUL check
+    (Django's ``ProhibitNullCharactersValidator``) stays for text that does not come over HTTP.
+
+    After the body limit (``TapBodyLimitMiddleware``): a body too large is refused unread."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if _holds_nul(request):
+            return _nul_refused(request)
+        return self.get_response(request)
+
+
+def _holds_nul(request: HttpRequest) -> bool:
+    meta = request.META
+    # The query string as sent: "%00" is the only way to write a NUL in it, besides a NUL.
+    query = meta.get("QUERY_STRING", "")
+    if "\x00" in request.path_info or "%00" in query or "\x00" in query:
+        return True
+    if any("\x00" in value for key, value in meta.items() if key.startswith("HTTP_")):
+        return True
+    # A quoted cookie may write a NUL as the escape \000: look at the cookies as parsed.
+    if any("\x00" in key or "\x00" in value for key, value in request.COOKIES.items()):
+        return True
+    if request.method == "POST" and request.content_type in FORM_TYPES:
+        return any(
+            "\x00" in key or any("\x00" in value for value in values)
+            for key, values in request.POST.lists()
+        )
+    return False
+
+
+FORM_TYPES = frozenset(["application/x-www-form-urlencoded", "multipart/form-data"])
+
+
+def _nul_refused(request: HttpRequest) -> HttpResponse:
+    # Before LocaleMiddleware: the language is taken here as it would take it.
+    with translation.override(translation.get_language_from_request(request)):
+        text = gettext(
+            "Dit verzoek bevat een NUL-teken (U+0000); dat hoort in geen adres, formulier of "
+            "cookie. Er is niets gewijzigd."
+        )
+    return HttpResponse(text, status=400, content_type="text/plain; charset=utf-8")
+
+
 def client_ip(request: HttpRequest) -> str | None:
     """The client's address for the login rate limit (django-axes' ``AXES_CLIENT_IP_CALLABLE``).
 

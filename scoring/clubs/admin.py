@@ -35,8 +35,11 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
 from django.contrib.admin.options import TO_FIELD_VAR
 from django.contrib.admin.utils import unquote
+from django.contrib.auth.admin import GroupAdmin, UserAdmin
+from django.contrib.auth.models import Group, User
 from django.db.models import Count, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
@@ -55,6 +58,7 @@ from scoring.clubs.admin_forms import (
     PlayerForm,
     SeasonForm,
 )
+from scoring.http import ID
 from scoring.lei import funnel
 from scoring.lei.compression import no_compression
 from scoring.models import (
@@ -158,7 +162,25 @@ class ClubScopedPermissions:
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 
-class ClubScopedAdmin(ClubScopedPermissions, admin.ModelAdmin):
+class SelectionChecked:
+    """An action's rows are the ids posted with it, and Django's admin filters by them as they
+    are: an id that is none ("abc", 5,000 digits, more than a column holds) was a ValueError or
+    an OverflowError there, a 500. Such a selection is refused with a message, as Django refuses
+    an empty one, and nothing changes."""
+
+    def response_action(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:
+        selected = request.POST.getlist(helpers.ACTION_CHECKBOX_NAME)
+        if not all(ID.fullmatch(value) for value in selected):
+            self.message_user(  # type: ignore[attr-defined]
+                request,
+                gettext("The selection holds something that is no id of a row: nothing changed."),
+                messages.WARNING,
+            )
+            return None
+        return super().response_action(request, queryset)  # type: ignore[misc]
+
+
+class ClubScopedAdmin(SelectionChecked, ClubScopedPermissions, admin.ModelAdmin):
     """A model admin that shows only the objects of the clubs of the person looking.
 
     Set ``club_path`` to the lookup from the model to its club (``"club"``,
@@ -450,3 +472,18 @@ class SeasonAdmin(ClubScopedAdmin):
     @admin.display(description=_("sessions"), ordering="sessions_count")
     def sessions_count(self, season: Season) -> int:
         return season.sessions_count
+
+
+# The site's accounts keep Django's own admins, with the same check of an action's selection.
+admin.site.unregister(User)
+admin.site.unregister(Group)
+
+
+@admin.register(User)
+class AccountAdmin(SelectionChecked, UserAdmin):
+    pass
+
+
+@admin.register(Group)
+class AccountGroupAdmin(SelectionChecked, GroupAdmin):
+    pass

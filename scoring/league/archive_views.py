@@ -20,7 +20,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from scoring import access
 from scoring.access import Viewer
-from scoring.http import HtmxHttpRequest, private_response
+from scoring.http import HtmxHttpRequest, id_from, private_response
 from scoring.league.views import viewer_link
 from scoring.models import (
     Player,
@@ -62,17 +62,17 @@ def archive(request: HttpRequest, viewer: Viewer) -> HttpResponse:
     day = _day(request.GET.get("datum"))
     if day:
         sessions = sessions.filter(played_on=day)
-    player_id = request.GET.get("speler", "")
-    if player_id.isdigit():
+    player_id = id_from(request.GET.get("speler"))
+    if player_id is not None:
         sessions = sessions.filter(
-            Exists(Seat.objects.filter(session=OuterRef("pk"), player_id=int(player_id)))
+            Exists(Seat.objects.filter(session=OuterRef("pk"), player_id=player_id))
         )
     table = request.GET.get("tafel", "").strip()
     if table:
         sessions = sessions.filter(table_label=table)
-    season_id = request.GET.get("seizoen", "")
-    if season_id.isdigit():
-        sessions = sessions.filter(season_id=int(season_id))
+    season_id = id_from(request.GET.get("seizoen"))
+    if season_id is not None:
+        sessions = sessions.filter(season_id=season_id)
     sessions = sessions.order_by("-played_on", "-id").prefetch_related(
         Prefetch(
             "results",

@@ -31,7 +31,7 @@ from django.views.decorators.http import require_GET
 
 from scoring import access, svg
 from scoring.access import Viewer
-from scoring.http import private_response
+from scoring.http import id_from, private_response
 from scoring.league import player_stats, standings, standings_cache
 from scoring.models import (
     Club,
@@ -281,11 +281,12 @@ def _player_session(
     wanted: str | None, player: Player, recent: list[SessionResult]
 ) -> Session | None:
     """The session asked for (one the player sat in), else the player's latest."""
-    if wanted and wanted.isdigit():
+    session_id = id_from(wanted)
+    if session_id is not None:
         for result in recent:
-            if result.session_id == int(wanted):
+            if result.session_id == session_id:
                 return result.session
         return Session.objects.filter(
-            pk=int(wanted), club_id=player.club_id, seats__player=player
+            pk=session_id, club_id=player.club_id, seats__player=player
         ).first()
     return recent[0].session if recent else None

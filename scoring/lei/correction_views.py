@@ -26,7 +26,7 @@ from scoring.lei.forms import (
     translated_error,
 )
 from scoring.lei.taplimit import tap_limited
-from scoring.lei.views import answer_write, new_key, sent_by, service_error_text
+from scoring.lei.views import answer_gone, answer_write, new_key, sent_by, service_error_text
 from scoring.models import Game, Round
 
 
@@ -69,6 +69,8 @@ def round_edit(request: HtmxHttpRequest, scorer: access.ScorerAccess, number: in
                 error = refusal_text(refusal)
             except funnel.KeyReused as key_reused:
                 error, status = service_error_text(key_reused), 409
+            except funnel.SessionGone:
+                return answer_gone(request)
             except writes.ServiceError as service_error:
                 error = service_error_text(service_error)
             else:

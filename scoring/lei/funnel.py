@@ -96,6 +96,23 @@ class ResultClosed(ServiceError):
             super().__init__("the result is closed: only a club admin can correct it")
 
 
+class SessionGone(ServiceError):
+    """The session was deleted while this write waited for it: thrown away by the end of a game
+    without a finished round (``services.session_discard``) on another tablet, or by an admin."""
+
+    def __init__(self) -> None:
+        super().__init__("the game is gone: it was thrown away before any round was finished")
+
+
+def lock_session(session: Session) -> Session:
+    """The session's row, locked until the transaction ends (``SessionGone`` when it was
+    deleted meanwhile)."""
+    try:
+        return Session.objects.select_for_update().get(pk=session.pk)
+    except Session.DoesNotExist:
+        raise SessionGone() from None
+
+
 class NotFinished(ServiceError):
     def __init__(self) -> None:
         super().__init__("only a finished session can be locked")
@@ -277,7 +294,10 @@ def session_write(
         # the key's stored answer, read after the lock so that one key cannot be applied twice
         # concurrently, and the log: seats with their players, rounds marked by whether they
         # have been scored. Written out in scoring/lei/hotsql.py: every tap runs them.
-        locked, stored, seats, rounds = hotsql.lock_and_read(session.pk, key)
+        try:
+            locked, stored, seats, rounds = hotsql.lock_and_read(session.pk, key)
+        except Session.DoesNotExist:  # thrown away while this write waited for the lock
+            raise SessionGone() from None
         if stored is not None:
             # A key stored before fingerprints were kept has none: taken at its word.
             if stored.digest and stored.digest != digest:

@@ -11,7 +11,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from scoring.lei.funnel import NotFinished, refresh_from
+from scoring.lei.funnel import NotFinished, lock_session, refresh_from
 from scoring.models import AuditEntry, Session, new_scorer_token
 from scoring.writes import ServiceError, actor_of
 
@@ -24,7 +24,7 @@ def _session_update(
     """Change the session row itself (status, token) under the lock, with an audit entry."""
     actor = actor_of(actor)
     with transaction.atomic():
-        locked = Session.objects.select_for_update().get(pk=session.pk)
+        locked = lock_session(session)
         allowed(locked)
         before = {name: getattr(locked, name) for name in fields}
         for name, value in fields.items():

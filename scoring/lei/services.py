@@ -24,6 +24,7 @@ from scoring.lei.funnel import (
     SessionLocked,
     StaleVersion,
     UnknownRound,
+    lock_session,
     open_round,
     players_by_name,
     session_write,
@@ -51,7 +52,7 @@ from scoring.models import (
     TournamentTable,
 )
 from scoring.names import name_key
-from scoring.writes import Actor, ServiceError, actor_of
+from scoring.writes import Actor, ServiceError, actor_of, unstorable_character
 
 Action = AuditEntry.Action
 
@@ -141,8 +142,8 @@ def session_import(
     actor: Any = None,
 ) -> Session:
     """Store a ``toepen/1`` session file; the engine checks it whole first (a ``Refusal``)."""
+    must_be_storable(data)  # first: a refusal of the engine would quote the unstorable text
     result = replay(data, open_round=True)  # refuse a broken file before anything is looked up
-    must_be_storable(data)
     with transaction.atomic():
         canonical, by_name = _canonical(club, data)
         if canonical != data:  # names spelled otherwise than the club's: replay what is stored
@@ -162,17 +163,16 @@ def session_import(
 
 
 def must_be_storable(data: Any) -> None:
-    """Refuse text the database cannot hold: PostgreSQL stores no NUL character (U+0000)."""
-    if isinstance(data, str):
-        if "\x00" in data:
-            raise ServiceError("the file holds a NUL character (\\u0000), which cannot be stored")
-    elif isinstance(data, Mapping):
-        for key, value in data.items():
-            must_be_storable(key)
-            must_be_storable(value)
-    elif isinstance(data, list):
-        for value in data:
-            must_be_storable(value)
+    """Refuse text the database cannot hold: PostgreSQL stores no NUL character (U+0000), and a
+    lone surrogate that a JSON escape wrote ("\\udcff") is no text that either database takes."""
+    character = unstorable_character(data)
+    if character == "\x00":
+        raise ServiceError("the file holds a NUL character (\\u0000), which cannot be stored")
+    if character is not None:
+        raise ServiceError(
+            f"the file holds a lone surrogate (\\u{ord(character):04x}): half of a UTF-16 pair,"
+            " which is no text and cannot be stored"
+        )
 
 
 def session_create(
@@ -453,7 +453,7 @@ def session_discard(
     is refused (``ServiceError``): that one is ended with ``session_finish``."""
     actor = actor_of(actor)
     with transaction.atomic():
-        locked = Session.objects.select_for_update().get(pk=session.pk)
+        locked = lock_session(session)
         if locked.status == Session.Status.LOCKED:
             raise SessionLocked()
         if version is not None and version != locked.version:
@@ -508,7 +508,7 @@ def session_again(*, session: Session, dealer: str, actor: Any = None) -> Sessio
     second tablet) it gives the game it made the first time: the start's audit entry says which
     game it follows. A toernooi table's game is refused (``TournamentTableGame``)."""
     with transaction.atomic():
-        old = Session.objects.select_for_update().get(pk=session.pk)
+        old = lock_session(session)
         if TournamentTable.objects.filter(session=old).exists():
             raise TournamentTableGame()
         if old.status == Session.Status.RUNNING:

@@ -168,9 +168,12 @@ def answer_write(
             messages.success(request, undone)
         return redirect(tablet_url(session))
     if stale or error:
-        session.refresh_from_db(
-            fields=["version", "status", "scorer_token", "ended", "result_closed"]
-        )
+        try:
+            session.refresh_from_db(
+                fields=["version", "status", "scorer_token", "ended", "result_closed"]
+            )
+        except Session.DoesNotExist:  # thrown away since the write was refused
+            return answer_gone(request)
     if outcome is not None and outcome.data is not None and not (stale or error):
         lei = build_lei(session, outcome.data, outcome.result)
     else:
@@ -190,6 +193,23 @@ def answer_write(
     response["X-Lei-Outcome"] = "conflict" if status == 409 else outcome_word
     response["X-Lei-Version"] = str(session.version)
     response.status_code = status
+    return response
+
+
+def answer_gone(request: HtmxHttpRequest) -> HttpResponse:
+    """The game was thrown away while this request waited for it: another tablet ended it
+    before any round was finished (``services.session_discard``). Nothing was stored; the
+    tablet goes home, as the one that ended it did. htmx follows ``HX-Redirect`` whatever the
+    status; the outbox (static/js/lei.js) stops on the 410 and shows its text."""
+    text = gettext(
+        "Niet opgeslagen: dit spel is weggegooid, want het is beëindigd voordat er een ronde "
+        "was uitgespeeld."
+    )
+    messages.info(request, text)
+    if not request.htmx:
+        return redirect("home")
+    response = HttpResponse(text, status=410, content_type="text/plain; charset=utf-8")
+    response["HX-Redirect"] = reverse("home")
     return response
 
 
@@ -311,6 +331,8 @@ def _write(
     said = undone() if undone is not None else ""
     try:
         outcome = write()
+    except funnel.SessionGone:
+        return answer_gone(request)
     except funnel.StaleVersion:
         return answer_write(request, scorer, stale=True)
     except Refusal as refusal:
@@ -337,12 +359,17 @@ def scorer_link_change(request: HttpRequest, scorer: access.ScorerAccess) -> Htt
     """A club admin renews or revokes the scorer link (a plain form)."""
     if not scorer.is_admin:
         return HttpResponseForbidden(gettext("Alleen een beheerder van de club kan dit."))
-    if request.POST.get("action") == "revoke":
-        seals.session_revoke_token(session=scorer.session, actor=request.user)
-        messages.success(request, gettext("De scorerlink werkt niet meer."))
-    else:
-        seals.session_rotate_token(session=scorer.session, actor=request.user)
-        messages.success(request, gettext("Er is een nieuwe scorerlink; de oude werkt niet meer."))
+    try:
+        if request.POST.get("action") == "revoke":
+            seals.session_revoke_token(session=scorer.session, actor=request.user)
+            messages.success(request, gettext("De scorerlink werkt niet meer."))
+        else:
+            seals.session_rotate_token(session=scorer.session, actor=request.user)
+            messages.success(
+                request, gettext("Er is een nieuwe scorerlink; de oude werkt niet meer.")
+            )
+    except funnel.SessionGone:
+        return answer_gone(request)
     return redirect(tablet_url(scorer.session))
 
 
@@ -575,6 +602,8 @@ def session_again(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> Http
         return answer_write(request, scorer, error=refusal_text(refusal))
     except services.TournamentTableGame as error:
         return answer_write(request, scorer, error=service_error_text(error))
+    except funnel.SessionGone:
+        return answer_gone(request)
     except writes.ServiceError:  # another tablet opened the game again meanwhile
         return answer_write(request, scorer, error=gettext("Dit spel is nog niet uitgespeeld."))
     if scorer.actor.scorer_token and new.scorer_token:

@@ -13,6 +13,7 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from scoring.clubs.admin import ClubScopedAdmin, ReadOnlyTabularInline
+from scoring.clubs.admin_forms import SettingJSONField
 from scoring.models import (
     Season,
     Series,
@@ -29,6 +30,7 @@ class TournamentForm(forms.ModelForm):
     class Meta:
         model = Tournament
         fields = ["name", "date", "season", "table_points", "final_table"]
+        field_classes = {"table_points": SettingJSONField}
 
     def clean_table_points(self) -> list[int]:
         try:
