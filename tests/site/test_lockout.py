@@ -257,7 +257,7 @@ def test_one_check_per_wait_per_name_and_address_whichever_browser_comes_first(a
 
 
 @override_settings(LOGIN_DELAY_SECONDS=1)
-@pytest.mark.parametrize("forgery", ["beheer's", "tampered", "x" * 5000, "\x00", "a:b:c"])
+@pytest.mark.parametrize("forgery", ["beheer's", "tampered", "x" * 5000, "a:b:c"])
 def test_a_token_of_another_name_or_forged_checks_nothing(admin, forgery):
     lock("admin")
     lock("beheer")
