@@ -55,6 +55,7 @@ urlpatterns = [
     path("sessies/<id:pk>/ronde/<id:number>/", correction_views.round_edit, name="round_edit"),
     path("sessies/<id:pk>/scorerlink/", views.scorer_link_change, name="scorer_link_change"),
     path("sessies/<id:pk>/kijklink/", views.viewer_link_change, name="viewer_link_change"),
+    path("sessies/<id:pk>/deel/", views.session_share, name="session_share"),
     # The secret scorer link for a tablet (the read-only viewer link is the first URL)
     path("tafel/<str:token>/", views.scorer_link, name="scorer_link"),
     # The toernooi: the organiser's pages (create, check-in, the draw, each series and its

@@ -4,10 +4,11 @@ BREACH reads a secret out of compressed HTTPS responses by watching their length
 the browser send guesses that are reflected in the same response. Django's ``GZipMiddleware``
 blunts it with "Heal the Breach" (a random number of random bytes in every gzip header), and
 Django's CSRF token is masked afresh in every response, so it gives nothing away. What is left
-is a long-lived secret on a page that also reflects request input: the tablet page carries the
-secret scorer link (and its QR code) next to the language form's ``next`` (the request's path
-and query). That page is sent uncompressed (``no_compression``); every other answer, the
-tablet's HTMX fragments and the viewers' sheet included, is compressed.
+is a long-lived secret on a page that also reflects request input: the secret scorer link (and
+its QR code) next to the language form's ``next`` (the request's path and query). The one answer
+that carries it, the links "Deel" fetches on the tablet (``views.session_share``), is sent
+uncompressed (``no_compression``); the tablet page itself carries no scorer link and is
+compressed like every other answer, the tablet's HTMX fragments and the viewers' sheet included.
 
 Static files are not seen here: whitenoise answers them before this middleware, precompressed
 and with far-future caching (``CompressedManifestStaticFilesStorage`` when DEBUG is off).

@@ -28,6 +28,7 @@ from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
 from django.urls import reverse
+from django.utils.cache import patch_cache_control
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext
@@ -403,10 +404,22 @@ def tablet(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpRespons
 def _tablet_page(
     request: HttpRequest, scorer: access.ScorerAccess, *, error: str = "", status: int = 200
 ) -> HttpResponse:
-    """The whole tablet page, with the links to share; ``error`` shown over the round panel."""
-    session = scorer.session
-    context = _live_context(request, scorer, load_lei(session))
+    """The whole tablet page; ``error`` shown over the round panel. No secret on it (the
+    scorer link comes with ``session_share``), so it is compressed."""
+    context = _live_context(request, scorer, load_lei(scorer.session))
     context["error"] = error
+    context["viewer_path"] = access.session_viewer_path(scorer.session)  # None: turned off
+    return render(request, "scoring/lei/tablet.html", context, status=status)
+
+
+@require_GET
+@access.requires(access.scorer)
+def session_share(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
+    """The links to share a game, with their QR codes: "Deel" on the tablet fetches them when
+    it is opened (a page of their own without JavaScript). The secret scorer link is here
+    and nowhere else on the tablet, so this answer is neither compressed (BREACH:
+    scoring/lei/compression.py) nor kept by any cache; the tablet page, without it, is both."""
+    session = scorer.session
     viewer_path = access.session_viewer_path(session)  # None: turned off
     share: dict[str, Any] = {"viewer_path": viewer_path}
     if viewer_path is not None:
@@ -416,9 +429,10 @@ def _tablet_page(
         scorer_path = reverse("scorer_link", args=[session.scorer_token])
         share["scorer_url"] = request.build_absolute_uri(scorer_path)
         share["scorer_qr"] = qr_svg(share["scorer_url"], gettext("Scoren op een andere tablet"))
-    context["share"] = share
-    # The secret scorer link is on this page: not compressed (scoring/lei/compression.py, BREACH).
-    return no_compression(render(request, "scoring/lei/tablet.html", context, status=status))
+    template = "scoring/lei/share.html" + ("#links" if request.htmx else "")
+    response = render(request, template, {"session": session, "scorer": scorer, "share": share})
+    patch_cache_control(response, no_store=True, private=True)
+    return no_compression(response)
 
 
 @require_GET

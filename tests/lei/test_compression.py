@@ -1,4 +1,4 @@
-"""gzip for the app's answers, but not for the page with the secret scorer link (BREACH)."""
+"""gzip for the app's answers, but never for one with the secret scorer link (BREACH)."""
 
 from __future__ import annotations
 
@@ -35,11 +35,24 @@ def test_the_answer_to_a_tap_is_compressed(scorer, session):
     assert len(response.content) < len(html) / 3
 
 
-def test_the_tablet_page_with_the_scorer_link_is_not_compressed(scorer, session):
+def test_the_tablet_page_holds_no_scorer_link_and_is_compressed(scorer, session):
     response = scorer.get(reverse("tablet", args=[session.pk]), **GZIP)
+    assert response.status_code == 200
+    assert response["Content-Encoding"] == "gzip"
+    html = gzip.decompress(response.content).decode()
+    assert 'id="panel"' in html
+    assert session.scorer_token not in html
+    assert reverse("scorer_link", args=[session.scorer_token]) not in html
+
+
+@pytest.mark.parametrize("headers", [HX, {}], ids=["deel", "page"])
+def test_the_share_links_with_the_scorer_link_are_not_compressed_nor_kept(scorer, session, headers):
+    """What "Deel" fetches on the tablet (and the page of it, without JavaScript)."""
+    response = scorer.get(reverse("session_share", args=[session.pk]), **headers, **GZIP)
     assert response.status_code == 200
     assert not response.has_header("Content-Encoding")
     assert session.scorer_token in response.content.decode()
+    assert "no-store" in response["Cache-Control"]
 
 
 def test_the_viewers_sheet_is_compressed_and_an_unchanged_poll_is_still_304(client, session):

@@ -122,8 +122,10 @@ def test_a_revoked_link_is_refused_before_the_304_at_two_queries(
     assert response.status_code == 410
     client.force_login(member)
     tablet = client.get(reverse("tablet", args=[session.pk])).content.decode()
-    assert "Meekijken staat uit" in tablet
-    assert 'value="renew"' in tablet
+    assert "/kijk/" not in tablet  # no "Meekijken" and no "TV" while it is off
+    shared = client.get(reverse("session_share", args=[session.pk])).content.decode()  # "Deel"
+    assert "Meekijken staat uit" in shared
+    assert 'value="renew"' in shared
     assert link(session) is None
 
 

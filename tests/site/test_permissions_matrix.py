@@ -90,6 +90,7 @@ MATRIX: dict[str, dict[str, tuple[int, ...]]] = {
     "round_edit": {"GET": TABLET_GET, "POST": ROUND_WRITE},
     "scorer_link_change": {"GET": ALL_405, "POST": LINK_CHANGE},
     "viewer_link_change": {"GET": ALL_405, "POST": TABLET_WRITE},  # whoever scores the game
+    "session_share": {"GET": TABLET_GET, "POST": ALL_405},  # holds the secret scorer link
     # Links to share; the revoked tablet's world has no valid scorer link at all
     "scorer_link": {"GET": (302, 302, 302, 404, 302, 302, 302, 302, 302), "POST": ALL_405},
     "viewer": {"GET": ALL_200, "POST": ALL_403},
@@ -211,6 +212,7 @@ class World:
             "round_edit": [s.pk, 1],
             "scorer_link_change": [s.pk],
             "viewer_link_change": [s.pk],
+            "session_share": [s.pk],
             "scorer_link": [s.scorer_token or self.old_token],
             "viewer": [access.viewer_token(s.pk)],
             "league_club": [slug],
