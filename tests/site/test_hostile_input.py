@@ -805,6 +805,7 @@ def pages(world: dict[str, Any]) -> dict[str, str]:
                 "session_again",
                 "scorer_link_change",
                 "viewer_link_change",
+                "session_share",
             ]
         },
         "round_edit": reverse("round_edit", args=[session.pk, 1]),
