@@ -3,13 +3,17 @@
 Run with `make bench-tournament` (or `python bench/tournament.py [--database-url URL]
 [--seeds N] [--write FILE]`).
 
-1. Draw quality (pure Python, no database): for 36 players over 4 series at tables of 4, per
-   seed, the pairs that meet more than once with our draw
-   (``scoring.toernooi.draw.draw_tables``, each
-   series drawn knowing the ones before) against a draw by lot alone (``random_draw``, as on
-   paper); the mean and the maximum over ``--seeds`` seeds, and the time a draw takes. Also
-   for 13 players (tables 5+4+4: repeats cannot all be avoided; a twentieth of the seeds, as
-   each of its draws spends the search's whole budget) and 100 players over 6 series (a tenth).
+1. Draw quality: for each size (players x series at tables of 4), per seed, a whole evening
+   drawn through the services by ``manage.py simulate_tournament --json --draw-only`` (each
+   series drawn as the organiser's page draws it, planning the series still to come; the
+   games are not played, as the draw does not look at results), inside its own transaction
+   that is rolled back. Its figures: the extra meetings (``scoring.toernooi.draw.
+   extra_meetings``: for each pair, the series they sat together less one, summed over the
+   pairs that sat together more than once), the pairs that met more than once, and each
+   series' draw time (the service call, database included). Against a draw by lot alone
+   (``random_draw``, as on paper) of the same sizes and seed; the mean and the maximum over
+   ``--seeds`` seeds. Then 200 players over 6 series for the draw's time (a tenth of the
+   seeds).
 2. The standings of a 100-player, 6-series tournament in PostgreSQL: the tournament is played
    through the services (``simulate_tournament``'s games, entered as paper leis) inside a
    transaction that is rolled back at the end, so the database keeps nothing; then
@@ -20,11 +24,13 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import json
 import os
 import random
 import statistics
 import sys
 import time
+from io import StringIO
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,33 +38,51 @@ sys.path.insert(0, str(ROOT))
 
 DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/toepen_bench"
 
+# (players, series) at tables of 4: evenings where repeats cannot all be avoided (13 over 4),
+# where a schedule without any exists but is hard to find (16 over 5), and larger ones.
+SIZES = [(13, 4), (16, 5), (36, 4), (36, 6), (50, 5), (100, 6)]
+TIMING = (200, 6)
+
 
 def draw_quality(players: int, series: int, seeds: int) -> dict[str, float]:
-    from scoring.toernooi.draw import draw_tables, meetings, random_draw, repeat_pairs
+    from django.core.management import call_command
+
+    from scoring.toernooi.draw import extra_meetings, random_draw, repeat_pairs
 
     ours: list[int] = []
+    ours_pairs: list[int] = []
     by_lot: list[int] = []
+    lot_pairs: list[int] = []
+    bounds: set[int] = set()
     seconds: list[float] = []
     for seed in range(seeds):
-        rng = random.Random(seed)
-        history: list[list[list[int]]] = []
-        for _ in range(series):
-            start = time.perf_counter()
-            drawn = draw_tables(list(range(players)), met=meetings(history), rng=rng)
-            seconds.append(time.perf_counter() - start)
-            history.append(drawn.tables)
-        ours.append(len(repeat_pairs(history)))
-        rng = random.Random(seed)
-        by_lot.append(
-            len(repeat_pairs(random_draw(list(range(players)), rng=rng) for _ in range(series)))
+        out = StringIO()
+        call_command(
+            "simulate_tournament",
+            *("--players", str(players), "--series", str(series), "--seed", str(seed)),
+            "--json",
+            "--draw-only",
+            stdout=out,
         )
+        evening = json.loads(out.getvalue())
+        ours.append(evening["extra_meetings"])
+        ours_pairs.append(len(evening["repeat_pairs"]))
+        bounds.add(evening["lower_bound"])
+        seconds += [drawn["draw_ms"] / 1000 for drawn in evening["series"]]
+        rng = random.Random(seed)
+        lot = [random_draw(list(range(players)), rng=rng) for _ in range(series)]
+        by_lot.append(extra_meetings(lot))
+        lot_pairs.append(len(repeat_pairs(lot)))
     seconds.sort()
     return {
+        "bound": max(bounds),
         "ours_mean": statistics.fmean(ours),
         "ours_max": max(ours),
+        "ours_pairs": statistics.fmean(ours_pairs),
         "ours_zero": sum(1 for n in ours if n == 0),
         "lot_mean": statistics.fmean(by_lot),
         "lot_max": max(by_lot),
+        "lot_pairs": statistics.fmean(lot_pairs),
         "draw_ms_median": 1000 * statistics.median(seconds),
         "draw_ms_max": 1000 * seconds[-1],
     }
@@ -83,7 +107,6 @@ class _RollBack(Exception):
 
 
 def standings_cost(runs: int) -> dict[str, float]:
-    from django.core.management import call_command
     from django.db import connection, transaction
     from django.test.utils import CaptureQueriesContext
 
@@ -92,7 +115,6 @@ def standings_cost(runs: int) -> dict[str, float]:
     from scoring.toernooi import selectors as tournament_selectors
     from scoring.toernooi import services as tournaments
 
-    call_command("migrate", verbosity=0)
     figures: dict[str, float] = {}
     try:
         with transaction.atomic():
@@ -132,7 +154,7 @@ def standings_cost(runs: int) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_URL))
-    parser.add_argument("--seeds", type=int, default=1000)
+    parser.add_argument("--seeds", type=int, default=100)
     parser.add_argument("--runs", type=int, default=50)
     parser.add_argument("--write", metavar="FILE", help="write the section into this file")
     args = parser.parse_args()
@@ -140,16 +162,16 @@ def main() -> None:
     from bench.report import measured
 
     started = time.perf_counter()
-    draws = [
-        ("36 players, 4 series, tables of 4", 36, 4, args.seeds),
-        ("13 players, 4 series (tables 5+4+4)", 13, 4, max(1, args.seeds // 20)),
-        ("100 players, 6 series, tables of 4", 100, 6, max(1, args.seeds // 10)),
-    ]
-    quality = []
-    for label, players, series, seeds in draws:
-        quality.append((label, seeds, draw_quality(players, series, seeds)))
-        print(f"draw: {label} done", file=sys.stderr)
     _setup(args.database_url)
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    draws = [(players, series, args.seeds) for players, series in SIZES]
+    draws.append((*TIMING, max(1, args.seeds // 10)))
+    quality = []
+    for players, series, seeds in draws:
+        quality.append((players, series, seeds, draw_quality(players, series, seeds)))
+        print(f"draw: {players} x {series} done", file=sys.stderr)
     cost = standings_cost(args.runs)
     elapsed = time.perf_counter() - started
 
@@ -158,26 +180,33 @@ def main() -> None:
         "",
         f"{measured('bench-tournament')}; {elapsed:.0f} s in all.",
         "",
-        "Draw quality: pairs of players that meet more than once over the whole tournament, per"
-        " seed, with our draw (`scoring/toernooi/draw.py`: each series drawn knowing the ones"
-        " before) and"
-        " with a draw by lot alone (as on paper).",
+        "Draw quality: whole evenings drawn through the services (`manage.py simulate_tournament"
+        " --json --draw-only --seed N`, one per seed; `scoring/toernooi/draw.py`: each series"
+        " planned with the series still to come, knowing the ones before), at tables of 4,"
+        " against a draw by lot alone (as on paper). **Extra meetings**: for each pair of"
+        " players, the series they sat at one table less one, summed over the pairs that sat"
+        " together more than once; **pairs**: the pairs that sat together more than once. The"
+        " lower bound is what counting seats alone makes unavoidable. A draw's time is the"
+        " service call (`series_draw`), PostgreSQL included.",
         "",
-        "| tournament | seeds | our draw: mean | max | seeds with 0 | by lot: mean | max |"
-        " one draw: median ms | max ms |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| players x series | seeds | lower bound | our draw: extra meetings, mean | max"
+        " | pairs, mean | seeds with 0 | by lot: extra meetings, mean | max | pairs, mean"
+        " | one draw: median ms | max ms |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for label, seeds, q in quality:
+    for players, series, seeds, q in quality:
         lines.append(
-            f"| {label} | {seeds:,} | {q['ours_mean']:.2f} | {q['ours_max']} |"
-            f" {q['ours_zero']:,} | {q['lot_mean']:.2f} | {q['lot_max']} |"
+            f"| {players} x {series} | {seeds:,} | {q['bound']} | {q['ours_mean']:.2f} |"
+            f" {q['ours_max']} | {q['ours_pairs']:.2f} | {q['ours_zero']:,} |"
+            f" {q['lot_mean']:.2f} | {q['lot_max']} | {q['lot_pairs']:.2f} |"
             f" {q['draw_ms_median']:.1f} | {q['draw_ms_max']:.1f} |"
         )
     lines += [
         "",
-        "With 13 players some pairs must meet again (over 4 series a player sits with 12 to 16"
-        " others, and there are 12): the draw keeps them to the fewest it finds within its"
-        " budget of swap evaluations, which is also why one of its draws takes longest.",
+        "With 13 players (tables 5+4+4) some pairs must meet again: four series seat 88 pairs"
+        " and there are 78. The search does not reach that bound, so each of its draws there"
+        " spends its whole budget of swap evaluations, which is why they take longest. 16"
+        " players over 5 series can meet each other exactly once: every pair once.",
         "",
         f"Standings of a 100-player, 6-series tournament ({cost['rows']:.0f} players,"
         f" {cost['results']:.0f} table results; played through the services in"

@@ -25,6 +25,7 @@ from scoring.models import (
     TournamentEntry,
     TournamentTable,
 )
+from scoring.toernooi import draw
 
 # A table's seats with their players in one query, in seat order.
 SEATS_IN_ORDER = Prefetch(
@@ -452,3 +453,43 @@ def _correction_text(entry: AuditEntry) -> str:
             text += " " + gettext("(de finaletafel is teruggenomen)")
         return text
     return entry.get_action_display()
+
+
+@dataclass
+class DrawSummary:
+    """What the organiser's page says of a drawn series' repeats (``scoring.toernooi.draw``)."""
+
+    extra: int  # extra meetings over the regular series up to and including this one
+    unavoidable: int  # the fewest the evening can have, by counting seats, given what was played
+    players: int  # seated in this series
+    series: int  # the tournament's regular series
+
+
+def draw_summary(tournament: Tournament, series: Series) -> DrawSummary:
+    """The evening's extra meetings up to ``series`` (a regular one) and how many the evening
+    cannot avoid (one query)."""
+    tables: dict[tuple[int, int], list[int]] = defaultdict(list)
+    seats = TableSeat.objects.filter(
+        series__tournament=tournament, series__final=False, series__number__lte=series.number
+    ).values_list("series__number", "table_id", "player_id")
+    for number, table, player in seats:
+        tables[(number, table)].append(player)
+    by_series: dict[int, list[list[int]]] = defaultdict(list)
+    for (number, _table), members in sorted(tables.items()):
+        by_series[number].append(members)
+    now = by_series.get(series.number, [])
+    before = [by_series[n] for n in by_series if n < series.number]
+    players = [p for members in now for p in members]
+    return DrawSummary(
+        extra=draw.extra_meetings(by_series.values()),
+        unavoidable=draw.lower_bound(
+            players,
+            [len(members) for members in now],
+            max(1, tournament.series_count - series.number + 1),
+            draw.meetings(before),
+        )
+        if now
+        else 0,
+        players=len(players),
+        series=tournament.series_count,
+    )

@@ -4,7 +4,7 @@ A tournament is made of sessions: each table's game is an ordinary session, scor
 tablet, so everything the lei does works at a toernooi too. The life of a series:
 
 1. ``series_draw`` seats the players present (``scoring.toernooi.draw``: tables of 4, or 3 and 5;
-   repeat opponents avoided); the organiser may ``series_swap`` two players or
+   planned with the series still to come); the organiser may ``series_swap`` two players or
    ``series_redraw`` (e.g. after a late check-in) while it is only drawn;
 2. ``series_start`` gives each table an ordinary ``Session`` (``services.session_start``): the
    tablet, viewers, corrections and archive work on it unchanged;
@@ -460,12 +460,12 @@ def _seat(series: Series, tournament: Tournament) -> None:
     if len(players) < MIN_PLAYERS:
         raise TooFewPlayers(len(players), series.number)
     by_id = {p.pk: p for p in players}
-    met = draw.meetings(_history(tournament, series.number))
     result = draw.draw_tables(
         [p.pk for p in players],
-        met=met,
+        met=draw.meetings(_history(tournament, series.number)),
         preferred=tournament.table_size,
         rng=random.Random(series.seed),
+        series_left=tournament.series_count - series.number + 1,  # planned with who is here
     )
     series.repeat_pairs = [list(p) for p in result.repeats]
     series.save()

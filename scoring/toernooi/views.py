@@ -359,6 +359,12 @@ def series_page(request: HtmxHttpRequest, tournament: Tournament, number: int) -
         # corrections.series_reopen: the last series (an untouched final table is taken back).
         "can_reopen": series.state == Series.State.FINISHED
         and not later.filter(final=False).exists(),
+        # How many extra meetings the evening has so far, and how many it cannot avoid.
+        "draw_summary": (
+            tournament_selectors.draw_summary(tournament, series)
+            if series.state == Series.State.DRAWN and not series.final
+            else None
+        ),
         "all_over": bool(states) and all(s in ("finished", "done") for s in states),
         "playing": sum(1 for s in states if s == "running"),
         "poll_seconds": SERIES_POLL_SECONDS,

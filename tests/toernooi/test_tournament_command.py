@@ -10,6 +10,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from scoring.models import Club, Player, Session, Tournament
+from scoring.toernooi.draw import extra_meetings
 
 
 def simulate(*args: str) -> str:
@@ -19,14 +20,26 @@ def simulate(*args: str) -> str:
 
 
 @pytest.mark.django_db
-def test_the_json_is_one_object_of_series_repeat_pairs_standings_and_final_table():
+def test_the_json_is_one_object_of_series_repeats_standings_and_final_table():
     data = json.loads(simulate("--players", "13", "--series", "3", "--seed", "4", "--json"))
-    assert set(data) == {"series", "repeat_pairs", "standings", "final_table"}
+    assert set(data) == {
+        "series",
+        "repeat_pairs",
+        "extra_meetings",
+        "lower_bound",
+        "standings",
+        "final_table",
+    }
     assert [s["number"] for s in data["series"]] == [1, 2, 3]
     for series in data["series"]:
+        assert set(series) == {"number", "tables", "draw_ms"}
+        assert series["draw_ms"] > 0
         assert sorted(len(t) for t in series["tables"]) == [4, 4, 5]
         assert len({n for t in series["tables"] for n in t}) == 13
     assert all(len(pair) == 2 and pair[0] < pair[1] for pair in data["repeat_pairs"])
+    seatings = [s["tables"] for s in data["series"]]
+    assert data["extra_meetings"] == extra_meetings(seatings)
+    assert data["extra_meetings"] >= data["lower_bound"] == 0  # 3 x 22 seats' pairs < 78
     rows = data["standings"]
     assert [set(r) for r in rows] == [
         {"player", "place", "table_points", "strafpunten", "series_played"}
@@ -39,9 +52,14 @@ def test_the_json_is_one_object_of_series_repeat_pairs_standings_and_final_table
 
 @pytest.mark.django_db
 def test_the_same_seed_plays_the_same_tournament_and_nothing_is_kept():
-    first = simulate("--players", "36", "--series", "4", "--seed", "11", "--json")
-    assert first == simulate("--players", "36", "--series", "4", "--seed", "11", "--json")
-    data = json.loads(first)
+    def played() -> dict:
+        data = json.loads(simulate("--players", "36", "--series", "4", "--seed", "11", "--json"))
+        for series in data["series"]:
+            del series["draw_ms"]  # how long a draw took is not part of the tournament
+        return data
+
+    data = played()
+    assert data == played()
     assert data["repeat_pairs"] == []
     assert all(len(t) == 4 for s in data["series"] for t in s["tables"])
     assert not Club.objects.exists()
@@ -58,6 +76,28 @@ def test_without_a_final_table_it_is_null_and_the_text_report_names_the_seed():
     assert text.startswith("Seed 3")
     assert "Serie 1" in text
     assert "Finaletafel" in text
+
+
+@pytest.mark.django_db
+def test_16_players_over_5_series_drawn_through_the_services_meet_nobody_twice():
+    data = json.loads(
+        simulate("--players", "16", "--series", "5", "--seed", "2", "--json", "--draw-only")
+    )
+    assert (data["extra_meetings"], data["repeat_pairs"], data["lower_bound"]) == (0, [], 0)
+    assert [len(s["tables"]) for s in data["series"]] == [4] * 5
+
+
+@pytest.mark.django_db
+def test_draw_only_draws_what_the_played_evening_draws_without_playing():
+    args = ("--players", "13", "--series", "4", "--seed", "6", "--json")
+    played = json.loads(simulate(*args, "--no-final"))
+    drawn = json.loads(simulate(*args, "--draw-only"))
+    assert [s["tables"] for s in drawn["series"]] == [s["tables"] for s in played["series"]]
+    assert drawn["extra_meetings"] == played["extra_meetings"] <= 16
+    assert drawn["lower_bound"] == 10
+    assert (drawn["standings"], drawn["final_table"]) == ([], None)
+    assert len(played["standings"]) == 13
+    assert not Session.objects.exists()
 
 
 @pytest.mark.django_db

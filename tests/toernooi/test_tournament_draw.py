@@ -1,9 +1,11 @@
-"""The table draw of a toernooi series (scoring/toernooi/draw.py): sizes, repeats,
-reproducibility."""
+"""The table draw of a toernooi series (scoring/toernooi/draw.py): sizes, repeats, the quality
+of a whole evening on fixed seeds, reproducibility. Timings are in BENCHMARKS.md
+(bench/tournament.py), never asserted here."""
 
 from __future__ import annotations
 
 import random
+import statistics
 from collections import Counter
 
 import pytest
@@ -12,6 +14,8 @@ from scoring.toernooi.draw import (
     BUDGET,
     DrawError,
     draw_tables,
+    extra_meetings,
+    lower_bound,
     meetings,
     pair,
     random_draw,
@@ -61,11 +65,17 @@ def test_fewer_than_three_players_cannot_be_drawn():
 
 
 def _tournament(players: int, series: int, seed: int, preferred: int = 4) -> list[list[list[int]]]:
+    """An evening drawn as the services draw it: each series knowing the ones before and how
+    many are still to come."""
     rng = random.Random(seed)
     history: list[list[list[int]]] = []
-    for _ in range(series):
+    for number in range(series):
         drawn = draw_tables(
-            list(range(players)), met=meetings(history), preferred=preferred, rng=rng
+            list(range(players)),
+            met=meetings(history),
+            preferred=preferred,
+            rng=rng,
+            series_left=series - number,
         )
         history.append(drawn.tables)
     return history
@@ -80,17 +90,102 @@ def test_36_players_over_4_series_at_tables_of_4_never_meet_twice(seed):
         assert sorted(p for t in tables for p in t) == list(range(36))
 
 
-def test_100_players_over_6_series_never_meet_twice():
-    assert repeat_pairs(_tournament(100, 6, seed=7)) == []
+@pytest.mark.parametrize(("players", "series"), [(36, 6), (50, 5), (100, 6)])
+def test_larger_evenings_never_meet_twice(players, series):
+    for seed in (7, 8):
+        assert repeat_pairs(_tournament(players, series, seed)) == []
 
 
-def test_the_same_seed_and_history_give_the_same_draw():
-    history = _tournament(20, 2, seed=3)
-    first = draw_tables(list(range(20)), met=meetings(history), rng=random.Random(99))
-    second = draw_tables(list(range(20)), met=meetings(history), rng=random.Random(99))
-    other = draw_tables(list(range(20)), met=meetings(history), rng=random.Random(100))
-    assert (first.tables, first.dealers) == (second.tables, second.dealers)
-    assert (first.tables, first.dealers) != (other.tables, other.dealers)
+@pytest.mark.parametrize("seed", range(8))
+def test_16_players_over_5_series_meet_everyone_exactly_once(seed):
+    # Each player sits with 3 others a series, 15 over the evening: all of the others once.
+    # Drawn one series at a time, looking only back, 8 pairs met again on every seed.
+    met = meetings(_tournament(16, 5, seed))
+    assert sorted(met.values()) == [1] * (16 * 15 // 2)
+
+
+def test_13_players_over_4_series_meet_again_little_more_than_they_must():
+    # 5+4+4 seats 22 pairs a series, 88 over four, and there are 78 pairs: at least 10 extra
+    # meetings. A whole-evening search finds 14; drawn looking only back, 21 to 24.
+    extra = [extra_meetings(_tournament(13, 4, seed)) for seed in range(3)]
+    assert lower_bound(range(13), [5, 4, 4], 4) == 10
+    assert all(10 <= n <= 16 for n in extra)
+    assert statistics.fmean(extra) <= 15
+
+
+def _changing(roster, series: int, seed: int) -> list[list[list[int]]]:
+    """An evening whose players change: ``roster(number)`` plays series ``number`` (from 0)."""
+    rng = random.Random(seed)
+    history: list[list[list[int]]] = []
+    for number in range(series):
+        players = roster(number)
+        drawn = draw_tables(players, met=meetings(history), rng=rng, series_left=series - number)
+        assert sorted(p for t in drawn.tables for p in t) == players
+        history.append(drawn.tables)
+    return history
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_late_arrival_replans_the_rest_of_the_evening(seed):
+    # 15 players, a 16th from series 2 on: the plan made for 15 is redone, nobody meets twice.
+    # Drawn looking only back, 6 or 7 pairs met again.
+    history = _changing(lambda number: list(range(15 if number < 1 else 16)), 5, seed)
+    assert repeat_pairs(history) == []
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_withdrawal_replans_the_rest_of_the_evening(seed):
+    # 14 players (5+5+4), 13 from series 3 on (5+4+4): counting seats, the 13 who stay meet
+    # again at least 10 times. Drawn looking only back, 22 to 25 extra meetings.
+    history = _changing(lambda number: list(range(14 if number < 2 else 13)), 4, seed)
+    assert extra_meetings(history) <= 17
+
+
+def test_extra_meetings_count_each_pairs_meetings_beyond_the_first():
+    evening = [[[1, 2, 3], [4, 5]], [[1, 2, 4], [3, 5]], [[1, 2, 5], [3, 4]]]
+    # (1, 2) three times: 2 extra; every other pair at most once.
+    assert extra_meetings(evening) == 2
+    assert repeat_pairs(evening) == [(1, 2)]
+    assert extra_meetings([[[1, 2, 3]]]) == 0
+
+
+def test_the_lower_bound_counts_seats_against_pairs_and_what_was_played():
+    assert lower_bound(range(16), [4, 4, 4, 4], 5) == 0  # 5 x 24 seats' pairs = 120 pairs
+    assert lower_bound(range(16), [4, 4, 4, 4], 6) == 24
+    assert lower_bound(range(4), [4], 2) == 6  # one table: every pair again
+    # Already met twice (1 extra), and 3 and 4 have no one left to meet at a table of four.
+    played = {(1, 2): 2, (1, 3): 1, (2, 3): 1, (3, 4): 1, (1, 4): 1, (2, 4): 1}
+    assert lower_bound([1, 2, 3, 4], [4], 1, played) == 1 + 6
+
+
+def test_the_draw_reports_its_plan_and_its_bound():
+    history = _tournament(13, 3, seed=2)
+    last = draw_tables(list(range(13)), met=meetings(history), rng=random.Random(3))
+    assert last.planned == 1
+    # The last series: the plan is the evening as it will have been played.
+    assert last.extra_meetings == extra_meetings([*history, last.tables])
+    assert last.extra_meetings >= last.lower_bound == 10
+    first = draw_tables(list(range(13)), rng=random.Random(3), series_left=4)
+    assert (first.planned, first.lower_bound) == (4, 10)
+    assert first.extra_meetings >= 10
+    assert first.repeats == []  # nobody has met yet
+
+
+@pytest.mark.parametrize(("players", "series_left"), [(20, 1), (20, 3), (13, 2)])
+def test_the_same_seed_and_history_give_the_same_draw(players, series_left):
+    history = _tournament(players, 2, seed=3)
+
+    def drawn(seed: int) -> tuple[list[list[int]], list[int]]:
+        result = draw_tables(
+            list(range(players)),
+            met=meetings(history),
+            rng=random.Random(seed),
+            series_left=series_left,
+        )
+        return result.tables, result.dealers
+
+    assert drawn(99) == drawn(99)
+    assert drawn(99) != drawn(100)
 
 
 def test_each_table_has_a_first_dealer_who_sits_at_it():
@@ -111,9 +206,18 @@ def test_pairs_that_cannot_be_avoided_are_reported_and_bounded_in_work():
     assert drawn.evaluations <= BUDGET
 
 
+def test_the_search_is_bounded_where_the_bound_cannot_be_reached():
+    # 13 players: the search never reaches its lower bound, so it spends its whole budget,
+    # planning many series ahead or few, and never more.
+    for series_left in (1, 4, 20):
+        drawn = draw_tables(list(range(13)), rng=random.Random(1), series_left=series_left)
+        assert drawn.evaluations <= BUDGET
+    assert drawn.planned == 8  # at most PLAN_AHEAD series planned at once
+
+
 def test_the_draw_beats_a_random_draw_where_repeats_are_unavoidable():
     ours = random_ones = 0
-    for seed in range(10):
+    for seed in range(4):
         ours += len(repeat_pairs(_tournament(13, 4, seed)))
         rng = random.Random(seed)
         random_ones += len(repeat_pairs(random_draw(list(range(13)), rng=rng) for _ in range(4)))

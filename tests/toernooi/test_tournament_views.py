@@ -778,6 +778,18 @@ def test_pairs_that_must_meet_again_are_shown_to_the_organiser(org, club, member
     pairs = re.findall(r"<li>(\w+) — (\w+)</li>", text)
     assert len(pairs) == 6  # every pair of four
     assert {name for pair in pairs for name in pair} == {p.name for p in members[:4]}
+    # Every pair a second time: 6 extra meetings, and no draw of one table could do better.
+    assert "Extra ontmoetingen tot en met deze serie: 6." in text
+    assert "Met 4 spelers over 2 series zijn er minstens 6 niet te vermijden." in text
+
+
+def test_the_first_draw_says_how_many_meetings_the_evening_cannot_avoid(org, club, members):
+    # 13 players over 4 series at 5+4+4: 88 pairs at the tables, 78 pairs in all.
+    tournament = tournaments.tournament_create(club=club, name="Krap", series_count=4)
+    drawn(tournament, members)
+    text = org.get(reverse("tournament_series", args=[tournament.pk, 1])).content.decode()
+    assert "Extra ontmoetingen tot en met deze serie: 0." in text
+    assert "Met 13 spelers over 4 series zijn er minstens 10 niet te vermijden." in text
 
 
 def test_a_draw_without_repeats_says_so(org, club, tournament, members):
@@ -788,6 +800,7 @@ def test_a_draw_without_repeats_says_so(org, club, tournament, members):
     org.post(reverse("tournament_draw", args=[tournament.pk]), {"number": "2"})
     text = org.get(reverse("tournament_series", args=[tournament.pk, 2])).content.decode()
     assert "Niemand treft een tegenstander van een eerdere serie opnieuw." in text
+    assert "Extra ontmoetingen" not in text  # none so far, none needed
 
 
 @pytest.mark.parametrize(

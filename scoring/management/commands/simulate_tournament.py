@@ -1,9 +1,17 @@
-"""manage.py simulate_tournament --players N --series K [--seed S] [--json]
+"""manage.py simulate_tournament --players N --series K [--seed S] [--json] [--draw-only]
 
 Plays a whole toernooi through the services (``scoring.toernooi.services``): check-in, the draw of
 every series, each table's game as random but legal rounds from the engine's simulator
 (entered as a paper lei, so the engine checks every one), the standings, the final table and
-the prize list. For an organiser to preview the draw, and for tests.
+the prize list. For an organiser to preview the draw, for tests, and for bench/tournament.py.
+
+``--json`` prints one object: each series' tables and how long its draw took (``draw_ms``: the
+service call, database included), the pairs that met more than once (``repeat_pairs``), the
+evening's extra meetings (``extra_meetings``, as ``scoring.toernooi.draw.extra_meetings`` counts
+them) and the fewest any draw could have had (``lower_bound``), the standings and the final
+table. ``--draw-only`` draws every series without playing its games (each table is ended
+unplayed; the draw does not look at results): the draw's figures at a fraction of the cost,
+without standings or final table.
 
 Where it writes: in a throwaway club, inside one database transaction that is rolled back at
 the end, so the database is exactly as before (the club's own data is never touched; only
@@ -14,6 +22,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
@@ -21,10 +30,10 @@ from django.db import transaction
 
 from scoring.engine.simulate import random_session
 from scoring.models import Club, Series, Tournament, TournamentTable
+from scoring.toernooi import draw
 from scoring.toernooi import results as tournament_results
 from scoring.toernooi import selectors as tournament_selectors
 from scoring.toernooi import services as tournaments
-from scoring.toernooi.draw import repeat_pairs
 
 NAMES = [
     "Anne",
@@ -99,31 +108,43 @@ def play_table(table: TournamentTable, rng: random.Random) -> None:
     tournament_results.table_enter_rounds(table=table, rounds=data["rounds"])
 
 
-def play_series(series: Series, rng: random.Random) -> None:
+def play_series(series: Series, rng: random.Random, *, play: bool = True) -> None:
     tournaments.series_start(series=series)
     for table in series.tables.select_related("series__tournament", "session"):
-        play_table(table, rng)
+        if play:
+            play_table(table, rng)
+        else:
+            tournament_results.table_finish(table=table)
     tournament_results.series_finish(series=series)
 
 
-def play_tournament(tournament: Tournament, rng: random.Random) -> None:
-    """Draw, play and finish every series, then the final table (if the tournament has one)."""
+def play_tournament(
+    tournament: Tournament, rng: random.Random, *, play: bool = True
+) -> list[float]:
+    """Draw, play and finish every series, then the final table (if the tournament has one).
+    Without ``play`` the tables are ended unplayed and there is no final table: the draws are
+    the same (their seeds come from a generator of their own). Returns each series' draw time
+    in seconds."""
+    seeds = random.Random(rng.randrange(2**31))
+    seconds: list[float] = []
     for number in range(1, tournament.series_count + 1):
-        series = tournaments.series_draw(
-            tournament=tournament, expected_number=number, seed=rng.randrange(2**31)
-        )
-        play_series(series, rng)
-    if tournament.final_table:
+        seed = seeds.randrange(2**31)
+        start = time.perf_counter()
+        series = tournaments.series_draw(tournament=tournament, expected_number=number, seed=seed)
+        seconds.append(time.perf_counter() - start)
+        play_series(series, rng, play=play)
+    if tournament.final_table and play:
         final = tournament_results.final_table_create(
-            tournament=tournament, seed=rng.randrange(2**31)
+            tournament=tournament, seed=seeds.randrange(2**31)
         )
         for table in final.tables.select_related("series__tournament", "session"):
             play_table(table, rng)
         tournament_results.series_finish(series=final)
+    return seconds
 
 
-def report(tournament: Tournament) -> dict[str, Any]:
-    """The tournament as the ``--json`` object."""
+def report(tournament: Tournament, *, played: bool = True) -> dict[str, Any]:
+    """The tournament as the ``--json`` object (see the module docstring)."""
     regular: list[dict[str, Any]] = []
     final_table: list[str] | None = None
     seatings: list[list[list[str]]] = []
@@ -137,10 +158,18 @@ def report(tournament: Tournament) -> dict[str, Any]:
             continue
         seatings.append(tables)
         regular.append({"number": series.number, "tables": tables})
-    standings = tournament_selectors.tournament_standings(tournament)
+    players = tournament.entries.count()
+    rows = tournament_selectors.tournament_standings(tournament).rows if played else []
     return {
         "series": regular,
-        "repeat_pairs": [list(p) for p in repeat_pairs(seatings)],
+        "repeat_pairs": [list(p) for p in draw.repeat_pairs(seatings)],
+        "extra_meetings": draw.extra_meetings(seatings),
+        # Everyone plays every series here: the bound of the evening as it was planned.
+        "lower_bound": draw.lower_bound(
+            range(players),
+            draw.table_sizes(players, tournament.table_size),
+            len(seatings),
+        ),
         "standings": [
             {
                 "player": row.player.name,
@@ -149,7 +178,7 @@ def report(tournament: Tournament) -> dict[str, Any]:
                 "strafpunten": row.strafpunten,
                 "series_played": row.series_played,
             }
-            for row in standings.rows
+            for row in rows
         ],
         "final_table": final_table,
     }
@@ -173,8 +202,15 @@ class Command(BaseCommand):
         parser.add_argument("--table-size", type=int, choices=[4, 5], default=4)
         parser.add_argument("--no-final", action="store_true", help="without a final table")
         parser.add_argument("--json", action="store_true", help="print one JSON object")
+        parser.add_argument(
+            "--draw-only",
+            action="store_true",
+            help="draw every series without playing it (no standings, no final table)",
+        )
 
-    def handle(self, *args, players, series, seed, table_size, no_final, json, **options):
+    def handle(
+        self, *args, players, series, seed, table_size, no_final, json, draw_only, **options
+    ):
         if not tournaments.MIN_PLAYERS <= players <= MAX_PLAYERS:
             raise CommandError(
                 f"--players must be {tournaments.MIN_PLAYERS} to {MAX_PLAYERS}, not {players}"
@@ -197,11 +233,13 @@ class Command(BaseCommand):
                     name=f"Simulatie {seed}",
                     series_count=series,
                     table_size=table_size,
-                    final_table=not no_final,
+                    final_table=not (no_final or draw_only),
                 )
                 tournaments.tournament_check_in(tournament=tournament, guests=player_names(players))
-                play_tournament(tournament, rng)
-                outcome = report(tournament)
+                seconds = play_tournament(tournament, rng, play=not draw_only)
+                outcome = report(tournament, played=not draw_only)
+                for drawn, took in zip(outcome["series"], seconds, strict=True):
+                    drawn["draw_ms"] = round(1000 * took, 1)
                 outcome["seed"] = seed
                 raise _RollBack
         except _RollBack:
@@ -223,6 +261,12 @@ class Command(BaseCommand):
         write(f"\nHerhaalde paren: {len(pairs)}")
         for a, b in pairs:
             write(f"  {a} - {b}")
+        write(
+            f"Extra ontmoetingen: {outcome['extra_meetings']}"
+            f" (minstens {outcome['lower_bound']} onvermijdelijk)"
+        )
+        if not outcome["standings"]:
+            return
         write("\nStand")
         for row in outcome["standings"]:
             write(
