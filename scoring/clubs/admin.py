@@ -36,7 +36,7 @@ from typing import Any
 
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
-from django.contrib.admin.options import TO_FIELD_VAR
+from django.contrib.admin.options import TO_FIELD_VAR, IncorrectLookupParameters
 from django.contrib.admin.utils import unquote
 from django.contrib.auth.admin import GroupAdmin, UserAdmin
 from django.contrib.auth.models import Group, User
@@ -189,6 +189,14 @@ class ClubScopedAdmin(SelectionChecked, ClubScopedPermissions, admin.ModelAdmin)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return scope(request, super().get_queryset(request), self.club_path)
+
+    def get_changelist_instance(self, request: HttpRequest):
+        # The date hierarchy reads ?at__year= into a date: a year of 30 digits is an
+        # OverflowError in Django, answered as Django answers any bad filter (``?e=1``).
+        try:
+            return super().get_changelist_instance(request)
+        except OverflowError as error:
+            raise IncorrectLookupParameters(error) from error
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None):
         fields = list(super().get_readonly_fields(request, obj))
