@@ -1084,31 +1084,6 @@ def test_every_admin_form_takes_the_worst_values_and_the_autocomplete_too(world)
     assert Tournament.objects.exists()
 
 
-# --- the figures ----------------------------------------------------------------------------------
-
-
-def test_figures():
-    """Not a check: what the tests above tried, for bench/safety.py (after them in this file)."""
-    note(
-        "hostile",
-        requests=SEEN["requests"],
-        server_errors=SEEN["server_errors"],
-        max_answer_bytes=SEEN["largest"],
-        max_ms=round(SEEN["slowest_ms"]),
-        max_queries=SEEN["most_queries"],
-        writes=SEEN["writes"],
-        lost_or_doubled=SEEN["lost_or_doubled"],
-        files=SEEN["files"],
-        imported=SEEN["imported"],
-    )
-    # Shown with -s: where the largest and slowest answers came from.
-    print(
-        f"hostile: {SEEN['requests']} requests, largest {SEEN['largest']} B "
-        f"({SEEN['largest_what']}), slowest {SEEN['slowest_ms']:.0f} ms ({SEEN['slowest_what']}), "
-        f"most queries {SEEN['most_queries']}, {SEEN['files']} files"
-    )
-
-
 @pytest.mark.django_db
 @pytest.mark.parametrize("year", ["9" * 30, "99999999999"])
 def test_a_year_no_date_can_have_is_a_bad_filter_in_the_admin_not_a_500(world, year):
