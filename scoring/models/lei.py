@@ -347,7 +347,12 @@ class TapAllowance(models.Model):
     """How far one scorer's taps at one session are ahead of the clock, for the tap limit
     (``scoring.lei.taplimit``): in the database, so that every app server counts the same taps."""
 
-    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="+")
+    # No foreign key in the database: counting a tap must never wait on the session's row, which
+    # a write (or the end that throws the game away) holds locked; with a key, a tap racing that
+    # end deadlocked on PostgreSQL. A count left by a deleted game is pruned (``prune_keys``).
+    session = models.ForeignKey(
+        Session, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
+    )
     who = models.CharField(max_length=30)  # "link" (the scorer link), or "user:<id>"
     # When this scorer's burst is whole again, in milliseconds since 1970 (the generic cell rate
     # algorithm's "theoretical arrival time").
