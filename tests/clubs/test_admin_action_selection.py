@@ -38,7 +38,7 @@ def test_an_action_on_a_selection_of_no_ids_is_refused_and_changes_nothing(
     response = root.post(url, data, follow=True)
     assert response.status_code == 200
     messages = [str(m) for m in response.context["messages"]]
-    assert "The selection holds something that is no id of a row: nothing changed." in messages
+    assert "De selectie bevat iets wat geen id van een regel is: er is niets veranderd." in messages
     assert (row_counts(), User.objects.count()) == before
 
 

@@ -128,7 +128,7 @@ def test_the_admin_shows_an_unconfirmed_guest_by_initials_until_confirmed(
     data["public_initials"] = ""
     refused = client.post(url, data)
     assert refused.status_code == 200
-    assert "confirm them first" in refused.content.decode()
+    assert "bevestig hem eerst" in refused.content.decode()  # the admin speaks Dutch
     gerrit.refresh_from_db()
     assert gerrit.public_initials
     data["confirmed"] = "on"  # confirming and unticking at once is a member's choice
@@ -146,5 +146,5 @@ def test_the_admin_refuses_a_name_another_player_has_as_the_lei_compares_names(
     data["name"] = "  anne "
     refused = client.post(url, data)
     assert refused.status_code == 200
-    assert "already" in refused.content.decode()
+    assert "al een speler met deze naam" in refused.content.decode()  # the admin speaks Dutch
     assert Player.objects.get(pk=people["Bas"].pk).name == "Bas"
