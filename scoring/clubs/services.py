@@ -154,7 +154,10 @@ def guests_confirm(*, players: QuerySet[Player], actor: Any = None) -> int:
     like any guest (their initials stay until someone unticks them). How many were confirmed."""
     actor = actor_of(actor)
     with transaction.atomic():
-        waiting = list(players.filter(confirmed=False).select_for_update())
+        # By id: the admin's queryset may carry annotations (a GROUP BY), which PostgreSQL
+        # does not lock.
+        ids = players.filter(confirmed=False).values("pk")
+        waiting = list(Player.objects.filter(pk__in=ids).select_for_update())
         for club_id in sorted({p.club_id for p in waiting}):
             AuditEntry.objects.create(
                 club_id=club_id,
