@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_GET, require_POST
 
 from scoring import access
@@ -51,7 +51,10 @@ def series_clock(request: HttpRequest, tournament: Tournament, number: int) -> H
         if action == "start":
             minutes = _minutes(request.POST.get("minutes", ""))
             clock.series_clock_start(series=series, minutes=minutes, actor=request.user)
-            return gettext("De klok loopt: %(minutes)s minuten.") % {"minutes": minutes}
+            text = ngettext(
+                "De klok loopt: %(minutes)s minuut.", "De klok loopt: %(minutes)s minuten.", minutes
+            )
+            return text % {"minutes": minutes}
         if action == "stop":
             clock.series_clock_stop(series=series, actor=request.user)
             return gettext("De klok is gestopt.")
