@@ -344,6 +344,7 @@ def _tablet_page(
     context = _live_context(request, scorer, load_lei(scorer.session))
     context["error"] = error
     context["viewer_path"] = access.session_viewer_path(scorer.session)  # None: turned off
+    context["live_etag"] = live_etag(scorer)  # the poll's (#follow) first If-None-Match
     return render(request, "scoring/lei/tablet.html", context, status=status)
 
 
