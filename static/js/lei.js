@@ -367,7 +367,7 @@
   }
 
   // A conflict (the lei went on without these taps): throw them all away, the default, and
-  // tap again on the lei as it is now; or look at them one by one.
+  // tap again on the lei as it is now; or look at them one by one (drop or try again each).
   function dropAll() {
     outbox.taps.forEach(function (tap) { quietly(forget(tap)); });
     outbox.taps = [];
@@ -512,6 +512,10 @@
     box.hidden = !waiting;
     if (!waiting) { return; }
     var t = box.dataset;
+    if (outbox.stopped && taps[0].conflict && taps.length > 1 && !outbox.oneByOne) {
+      box.append(conflictList(taps, t)); // the list names every tap: no line of them above it
+      return;
+    }
     var head = document.createElement("p");
     head.className = "outbox__taps";
     var count = document.createElement("strong");
@@ -525,9 +529,7 @@
       head.append(item);
     });
     box.append(head);
-    if (outbox.stopped && taps[0].conflict && taps.length > 1 && !outbox.oneByOne) {
-      box.append(conflictList(taps, t));
-    } else if (outbox.stopped) {
+    if (outbox.stopped) {
       var refused = document.createElement("div");
       refused.className = "outbox__refused";
       refused.setAttribute("role", "alert");
@@ -587,8 +589,8 @@
     });
     var actions = document.createElement("div");
     actions.className = "cluster";
-    [["btn btn--primary", "data-outbox-drop-all", t.dropAll], ["btn", "data-outbox-one-by-one", t.oneByOne],
-     ["btn", "data-outbox-retry", t.retry]].forEach(function (spec) {
+    // "probeer opnieuw" is one step further, with each tap (one by one).
+    [["btn btn--primary", "data-outbox-drop-all", t.dropAll], ["btn", "data-outbox-one-by-one", t.oneByOne]].forEach(function (spec) {
       var button = document.createElement("button");
       button.type = "button";
       button.className = spec[0];
