@@ -133,6 +133,9 @@
     var undo = form.classList.contains("round-panel__undo");
     here = undo ? back() : ahead(form, submitter, data);
     if (!undo) { steps.push(before); }
+    if (here.round !== before.round) { // a new round: the last one's taps are no longer pressed
+      document.querySelectorAll(".is-pressed").forEach(function (b) { b.classList.remove("is-pressed"); });
+    }
     if (submitter) { submitter.classList.add("is-pressed"); }
     enqueue({tablet: outbox.tablet, url: url, fields: fields, label: tapLabel(form, submitter, data),
              key: newKey(), at: now, round: before.round, before: before, after: here});
