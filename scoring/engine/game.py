@@ -118,10 +118,8 @@ class Game:
     def dealer_if_won(self, play: RoundPlay, winner: str) -> str:
         """Who deals the round after ``play`` if ``winner`` ends it, as ``dealer_for`` would
         choose among the players not out now (one going out in this round is not foreseen)."""
-        if self.rules["next_dealer"] == "winner":
-            wanted = winner
-        else:
-            wanted = self._next_seat(play.dealer)
+        by_winner = self.rules["next_dealer"] == "winner"
+        wanted = winner if by_winner else self._next_seat(play.dealer)
         return self._first_present_from(wanted, [p for p in self.seats if not self.is_out(p)])
 
     def _next_seat(self, player: str) -> str:

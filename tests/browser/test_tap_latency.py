@@ -10,9 +10,16 @@ import statistics
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.test_outbox import ROUND, ROUND_TAPS, button, drained, events, make_table
-from tests.browser.test_outbox import context as context  # noqa: F401 (the fixture)
-from tests.browser.test_outbox import open_tablet
+from tests.browser.test_outbox import (
+    ROUND,
+    ROUND_TAPS,
+    button,
+    drained,
+    events,
+    make_table,
+    open_tablet,
+)
+from tests.browser.test_outbox import context as context  # the fixture, with its console check
 
 pytestmark = pytest.mark.browser
 
@@ -23,7 +30,8 @@ WATCH = """() => {
   let clicked = 0;
   document.addEventListener('click', () => { clicked = performance.now(); }, true);
   new MutationObserver(() => {
-    if (clicked && document.querySelector('.is-pressed') && !document.getElementById('outbox').hidden) {
+    const strip = document.getElementById('outbox');
+    if (clicked && document.querySelector('.is-pressed') && !strip.hidden) {
       window.__feedback.push(performance.now() - clicked);
       clicked = 0;
     }

@@ -23,9 +23,7 @@ def scorer(client, club, user):
 
 def rounds(session: Session) -> list[list[tuple[str, str]]]:
     session.refresh_from_db()
-    return [
-        [(e["type"], e["player"]) for e in r.events] for r in session.rounds.order_by("number")
-    ]
+    return [[(e["type"], e["player"]) for e in r.events] for r in session.rounds.order_by("number")]
 
 
 def play_rounds(session: Session, *winners: str) -> None:

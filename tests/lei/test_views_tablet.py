@@ -170,7 +170,8 @@ def test_a_stale_plain_post_redirects_with_the_notice(scorer, session):
     record(session, "win", "Cees")
     response = tap(scorer, session, "win", "Anne", version=0, htmx=False)
     assert response.status_code == 302
-    assert "de lei was al verder dan deze tik verwachtte" in scorer.get(response["Location"]).content.decode()
+    page = scorer.get(response["Location"]).content.decode()
+    assert "de lei was al verder dan deze tik verwachtte" in page
 
 
 def test_a_repeated_key_is_recorded_once(scorer, session):
