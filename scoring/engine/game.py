@@ -115,6 +115,13 @@ class Game:
             wanted = self._next_seat(self.last_dealer)
         return self._first_present_from(wanted, participants)
 
+    def dealer_if_won(self, play: RoundPlay, winner: str) -> str:
+        """Who deals the round after ``play`` if ``winner`` ends it, as ``dealer_for`` would
+        choose among the players not out now (one going out in this round is not foreseen)."""
+        by_winner = self.rules["next_dealer"] == "winner"
+        wanted = winner if by_winner else self._next_seat(play.dealer)
+        return self._first_present_from(wanted, [p for p in self.seats if not self.is_out(p)])
+
     def _next_seat(self, player: str) -> str:
         index = self.seats.index(player)
         return self.seats[(index + 1) % len(self.seats)]
@@ -809,6 +816,10 @@ class TableView:
     stakes: list[int] = field(default_factory=list)  # before the first event, after each one
     sudden_death: bool = False
     refusal: Refusal | None = None  # why no round can start (e.g. too few players)
+    # Who deals the next round if this player takes the last trick (or shows four of a kind),
+    # among the players not out before this round: a tablet without a connection shows it
+    # after a round-ending tap; the answer to that tap, scored, has the final word.
+    next_dealers: dict[str, str] = field(default_factory=dict)
 
 
 class Table:
@@ -895,6 +906,7 @@ class Table:
             events=list(play.events),
             stakes=list(play.stakes),
             sudden_death=play.sudden_death,
+            next_dealers={p: game.dealer_if_won(play, p) for p in play.active},
         )
 
 

@@ -73,6 +73,24 @@ class UnknownRound(ServiceError):
         super().__init__(f"the session has no round {number}")
 
 
+class RoundOver(ServiceError):
+    """A tap made in another round than the one the lei is at now: a tap left over from a
+    tablet that was behind (offline while another tablet played on). Never applied to the
+    lei's round: a round that never happened is worse than a lost tap."""
+
+    def __init__(self, tapped: int, now: int) -> None:
+        self.tapped = tapped
+        self.now = now
+        super().__init__(f"this tap was made in round {tapped}; the session is at round {now}")
+
+
+def current_round(rounds: list[Round]) -> int:
+    """The round a tap goes into now: the one being played, else the next one."""
+    if not rounds:
+        return 1
+    return rounds[-1].number if not rounds[-1].scored else rounds[-1].number + 1
+
+
 class SessionClosed(ServiceError):
     """The game was ended by hand (closing time): no tap changes it until an admin reopens it."""
 
@@ -284,9 +302,12 @@ def session_write(
     action: str,
     change: Callable[[Session, list[Round], list[dict[str, Any]]], Change],
     sent: Any = None,
+    round_number: int | None = None,
 ) -> RecordOutcome:
     """Apply ``change`` to the session's log as described in the module docstring. ``sent`` is
-    what the client sent for this write (JSON-like), fingerprinted with its ``key``."""
+    what the client sent for this write (JSON-like), fingerprinted with its ``key``;
+    ``round_number`` is the round the tap was made in (``RoundOver`` when the lei is at
+    another; None: not checked, the version alone decides)."""
     actor = actor_of(actor)
     digest = sent_digest(action, sent) if key else ""
     with transaction.atomic():
@@ -312,6 +333,10 @@ def session_write(
         # Before the version: a tablet still sending taps is told why, not sent to look again.
         if locked.result_closed and not actor.may_change_closed:
             raise ResultClosed()
+        # Before the version too: a leftover tap is told that its round is over, not sent to
+        # look again, and "probeer opnieuw" (a newer version) still never lands elsewhere.
+        if round_number is not None and round_number != (now := current_round(rounds)):
+            raise RoundOver(round_number, now)
         if version is not None and version != locked.version:
             raise StaleVersion(locked.version)
         data = file_from_rows(locked, seats, rounds)

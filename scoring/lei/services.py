@@ -237,8 +237,10 @@ def session_record_event(
     key: str,
     actor: Any = None,
     sent: Any = None,
+    round_number: int | None = None,
 ) -> RecordOutcome:
-    """Record one event (RULES.md §3) in the round being played, or start the next round.
+    """Record one event (RULES.md §3) in the round being played, or start the next round;
+    ``round_number``: the round the tap was made in (``funnel.RoundOver`` when it is over).
 
     In the pot game an event is a bid, ``{"type": "bid", "player": "Anne", "bid": 150}`` (or
     ``"fold"``), or the last-trick winner, ``{"type": "win", "player": "Anne"}``. ``sent``, as
@@ -264,6 +266,7 @@ def session_record_event(
         action=Action.EVENT,
         change=change,
         sent=event if sent is None else sent,
+        round_number=round_number,
     )
 
 
@@ -276,6 +279,7 @@ def session_set_presence(
     key: str,
     actor: Any = None,
     sent: Any = None,
+    round_number: int | None = None,
 ) -> RecordOutcome:
     """Who is away (``"toilet"``/``"drinks"``) and who sits down in the round about to start."""
 
@@ -314,10 +318,18 @@ def session_set_presence(
         action=Action.PRESENCE,
         change=change,
         sent=[absent, join] if sent is None else sent,
+        round_number=round_number,
     )
 
 
-def session_undo(*, session: Session, version: int, key: str, actor: Any = None) -> RecordOutcome:
+def session_undo(
+    *,
+    session: Session,
+    version: int,
+    key: str,
+    actor: Any = None,
+    round_number: int | None = None,
+) -> RecordOutcome:
     """Take back the last thing recorded: the last event, or the presence of a round not yet
     started. A round that is left empty disappears. In the pot game undo after the pot was
     shared out takes the sharing back."""
@@ -348,7 +360,13 @@ def session_undo(*, session: Session, version: int, key: str, actor: Any = None)
         return Change(rounds=files, first=last.number, round_number=last.number, before=undone)
 
     return session_write(
-        session, version=version, key=key, actor=actor, action=Action.UNDO, change=change
+        session,
+        version=version,
+        key=key,
+        actor=actor,
+        action=Action.UNDO,
+        change=change,
+        round_number=round_number,
     )
 
 

@@ -91,6 +91,7 @@ class PanelPlayer:
     armoede: bool
     for_death: bool
     absent: str
+    next_dealer: str = ""  # who deals the next round if this player ends this one
 
     @cached_property
     def labels(self) -> dict[str, str]:
@@ -318,6 +319,7 @@ def build_lei(session: Session, data: dict[str, Any], result: Any = None) -> Lei
             armoede=name in view.armoede,
             for_death=name in view.playing_for_death,
             absent=view.absent.get(name, ""),
+            next_dealer=view.next_dealers.get(name, ""),
         )
         for name in view.participants
     ]

@@ -23,6 +23,7 @@ from django.http import (
     HttpRequest,
     HttpResponse,
     HttpResponseForbidden,
+    HttpResponseNotModified,
 )
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
@@ -31,11 +32,10 @@ from django.urls import reverse
 from django.utils.cache import patch_cache_control
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
-from django.utils.translation import gettext
+from django.utils.translation import get_language, gettext
 from django.views.decorators.http import require_GET, require_POST
 
 from scoring import access, writes
-from scoring.clubs import services as club_services
 from scoring.engine import Refusal
 from scoring.http import HtmxHttpRequest
 from scoring.lei import funnel, seals, services
@@ -49,7 +49,8 @@ from scoring.lei.forms import (
 )
 from scoring.lei.tablet import Lei, build_lei, load_lei
 from scoring.lei.taplimit import tap_limited
-from scoring.models import Game, Round, Session, TournamentTable
+from scoring.lei.words import service_error_text, undone_text
+from scoring.models import Session, TournamentTable
 from scoring.svg import qr_svg
 
 
@@ -85,15 +86,17 @@ def tablet_url(session: Session) -> str:
 
 def _live_context(request: HttpRequest, scorer: access.ScorerAccess, lei: Lei) -> dict[str, Any]:
     pk = scorer.session.pk
-    # What every form of a tap carries: the CSRF token, the version the tablet shows and the
-    # sheet it shows, made once here, and a fresh key of its own each time ``hidden`` is drawn
-    # (the template calls it per form).
+    # What every form of a tap carries: the CSRF token, the version and the round the tablet
+    # shows and the sheet it shows, made once here, and a fresh key of its own each time
+    # ``hidden`` is drawn (the template calls it per form).
     tap_fields = format_html(
         '<input type="hidden" name="csrfmiddlewaretoken" value="{}">'
         '<input type="hidden" name="version" value="{}">'
+        '<input type="hidden" name="round" value="{}">'
         '<input type="hidden" name="sheet" value="{}">',
         get_token(request),
         scorer.session.version,
+        lei.view.round_number,
         lei.sheet_key,
     )
     closed = scorer.session.result_closed and not scorer.actor.may_change_closed
@@ -133,6 +136,7 @@ def answer_write(
     outcome: funnel.RecordOutcome | None = None,
     undone: str = "",
     status: int = 200,
+    moved: bool = False,
 ) -> HttpResponse:
     """After a write: the fresh panel and sheet (HTMX) or a redirect back (plain POST).
 
@@ -142,10 +146,11 @@ def answer_write(
     section is sent.
 
     The tablet's outbox (static/js/lei.js) reads two headers: ``X-Lei-Outcome`` (``recorded``,
-    ``refused``, ``stale``) and ``X-Lei-Version``, the version the next tap must expect. A
-    refusal is a 200 like a recorded tap: its answer is the fresh lei with the reason. A key
-    that came before with another write is a ``status`` 409 (``conflict``), with the reason:
-    a plain POST gets the tablet page with it rather than a redirect."""
+    ``refused``, ``stale``, or ``moved``: the tap's round is over, ``funnel.RoundOver``) and
+    ``X-Lei-Version``, the version the next tap must expect. A refusal is a 200 like a recorded
+    tap: its answer is the fresh lei with the reason. A key that came before with another
+    write is a ``status`` 409 (``conflict``), with the reason: a plain POST gets the tablet
+    page with it rather than a redirect."""
     session = scorer.session
     if error:
         error = gettext("Niet opgeslagen: %(reason)s") % {"reason": error}
@@ -154,8 +159,8 @@ def answer_write(
         return _tablet_page(request, scorer, error=error, status=status)
     notice = (
         gettext(
-            "Niet opgeslagen. De lei is intussen veranderd (op een andere tablet?): "
-            "kijk of de tik nog nodig is."
+            "Niet opgeslagen: de lei was al verder dan deze tik verwachtte. Kijk op de lei of "
+            "de tik nog nodig is."
         )
         if stale
         else ""
@@ -190,7 +195,7 @@ def answer_write(
         response["HX-Reswap"] = "outerHTML"
     else:
         response = render(request, "scoring/lei/tablet.html#live", context)
-    outcome_word = "stale" if stale else "refused" if error else "recorded"
+    outcome_word = "stale" if stale else "moved" if moved else "refused" if error else "recorded"
     response["X-Lei-Outcome"] = "conflict" if status == 409 else outcome_word
     response["X-Lei-Version"] = str(session.version)
     response.status_code = status
@@ -236,91 +241,6 @@ def _flash(outcome: funnel.RecordOutcome | None) -> str:
     return gettext("Ronde %(number)s is gespeeld — inzet %(stake)s") % words
 
 
-def _tap_words() -> dict[str, str]:
-    """What a tap of each event type is called, for "Weg van Eva ongedaan gemaakt"."""
-    return {
-        "knock": gettext("Toep"),
-        "blind_knock": gettext("Blind toepen"),
-        "stay": gettext("Mee"),
-        "fold": gettext("Weg"),
-        "win": gettext("Laatste slag"),
-        "four_of_a_kind": gettext("Vier gelijke"),
-        "laundry": gettext("Vuile was"),
-        "penalty": gettext("Strafpunt"),
-        "jack_beaten": gettext("Boer geslagen"),
-        "bid": gettext("Bod"),
-        "bid_fold": gettext("Pas"),
-        "disqualify": gettext("Eruit"),
-    }
-
-
-def _undone_text(session: Session) -> str:
-    """What an undo of ``session`` as it is now takes back, in words: the last event of its
-    last round, or that round's presence (``services.session_undo`` takes back the same)."""
-    if session.game == Game.POT and session.ended:
-        return gettext("Het verdelen van de pot is ongedaan gemaakt.")
-    last = Round.objects.filter(session=session).order_by("-number").values_list("events").first()
-    if last is None:
-        return ""
-    events = last[0] or []
-    if not events:
-        return gettext("Aanwezigheid ongedaan gemaakt.")
-    event = events[-1]
-    what = _tap_words().get(event.get("type"), event.get("type", ""))
-    if event.get("type") == "win" and event.get("jack"):
-        what = gettext("%(what)s met boer") % {"what": what}
-    if event.get("player"):
-        return gettext("%(what)s van %(player)s ongedaan gemaakt.") % {
-            "what": what,
-            "player": event["player"],
-        }
-    return gettext("%(what)s ongedaan gemaakt.") % {"what": what}
-
-
-def service_error_text(error: writes.ServiceError) -> str:
-    if isinstance(error, funnel.SessionLocked):
-        return gettext("Deze lei is op slot: de club moet hem eerst openen.")
-    if isinstance(error, funnel.SessionClosed):
-        return gettext(
-            "Dit spel is beëindigd. Alleen een clubbeheerder kan het heropenen (in het beheer)."
-        )
-    if isinstance(error, funnel.ResultClosed):
-        if error.reopen:
-            return gettext(
-                "De serie van deze tafel is afgesloten: na deze verbetering zou het spel"
-                " verder moeten. Heropen eerst de serie (op de pagina van de serie)."
-            )
-        return gettext(
-            "De serie van deze tafel is afgesloten: alleen de organisator kan de uitslag nog"
-            " verbeteren."
-        )
-    if isinstance(error, services.TournamentTableGame):
-        return gettext(
-            "Dit is een toernooitafel: het volgende spel komt uit de loting van de organisator."
-        )
-    if isinstance(error, funnel.NothingToUndo):
-        return gettext("Er is niets om ongedaan te maken.")
-    if isinstance(error, funnel.RoundStarted):
-        return gettext(
-            "De ronde is al begonnen: wie weg is of erbij komt, zet je vóór de eerste gebeurtenis."
-        )
-    if isinstance(error, funnel.UnknownRound):
-        return gettext("Die ronde bestaat niet.")
-    if isinstance(error, club_services.TooManyGuests):
-        return gettext(
-            "Met de scorerlink komen er hoogstens %(count)s gasten bij in een spel. "
-            "Een lid van de club kan er meer toevoegen."
-        ) % {"count": club_services.MAX_LINK_GUESTS}
-    if isinstance(error, club_services.PlayerNameClash):
-        return gettext("Die naam is al bezet of niet geldig.")
-    if isinstance(error, funnel.KeyReused):
-        return gettext(
-            "Deze tik kwam met het kenmerk van een andere tik, die al is opgeslagen. Kijk op de "
-            "lei of hij nog nodig is en tik hem dan opnieuw."
-        )
-    return gettext("Dat ging niet.")
-
-
 def _write(
     request: HtmxHttpRequest,
     scorer: access.ScorerAccess,
@@ -340,6 +260,8 @@ def _write(
         return answer_write(request, scorer, error=refusal_text(refusal))
     except funnel.KeyReused as error:
         return answer_write(request, scorer, error=service_error_text(error), status=409)
+    except funnel.RoundOver as error:
+        return answer_write(request, scorer, error=service_error_text(error), moved=True)
     except writes.ServiceError as error:
         return answer_write(request, scorer, error=service_error_text(error))
     return answer_write(request, scorer, outcome=outcome, undone="" if outcome.replayed else said)
@@ -395,10 +317,23 @@ def viewer_link_change(request: HttpRequest, scorer: access.ScorerAccess) -> Htt
 @require_GET
 @access.requires(access.scorer)
 def tablet(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
-    if request.htmx:
+    if request.htmx:  # the page's own poll (#follow, static/js/lei.js): the lei as it is now
+        etag = live_etag(scorer)
+        if etag in request.headers.get("If-None-Match", ""):
+            return HttpResponseNotModified(headers={"ETag": etag})
         context = _live_context(request, scorer, load_lei(scorer.session))
-        return render(request, "scoring/lei/tablet.html#live", context)
+        response = render(request, "scoring/lei/tablet.html#live", context)
+        response["ETag"] = etag
+        return response
     return _tablet_page(request, scorer)
+
+
+def live_etag(scorer: access.ScorerAccess) -> str:
+    """What the tablet's ``#live`` is drawn from besides the log (which the version stands
+    for): an unchanged lei costs a poll no replay and no drawing."""
+    s = scorer.session
+    state = f"{s.version}-{s.status}-{s.result_closed:d}-{scorer.actor.may_change_closed:d}"
+    return f'W/"tablet-{s.pk}-{state}-{get_language()}"'
 
 
 def _tablet_page(
@@ -409,6 +344,7 @@ def _tablet_page(
     context = _live_context(request, scorer, load_lei(scorer.session))
     context["error"] = error
     context["viewer_path"] = access.session_viewer_path(scorer.session)  # None: turned off
+    context["live_etag"] = live_etag(scorer)  # the poll's (#follow) first If-None-Match
     return render(request, "scoring/lei/tablet.html", context, status=status)
 
 
@@ -477,6 +413,7 @@ def session_event(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> Http
             key=data["key"],
             actor=scorer.actor,
             sent=sent_by(request),
+            round_number=data["round"],
         ),
     )
 
@@ -506,7 +443,7 @@ def _write_at_version(
         # session was at the tablet's version all along (the write then checks it again).
         if not say_undone or scorer.session.version != version:
             return ""
-        return _undone_text(scorer.session)
+        return undone_text(scorer.session)
 
     return _write(
         request,
@@ -516,6 +453,7 @@ def _write_at_version(
             version=version,
             key=form.cleaned_data["key"],
             actor=scorer.actor,
+            round_number=form.cleaned_data["round"],
         ),
         undone=undone,
     )
@@ -545,6 +483,7 @@ def session_presence(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> H
             key=form.cleaned_data["key"],
             actor=scorer.actor,
             sent=sent_by(request),
+            round_number=form.cleaned_data["round"],
         ),
     )
 

@@ -2,7 +2,9 @@
    1. the tablet's outbox: every tap goes into an ordered outbox kept in IndexedDB, which
       survives a reload, a crashed tab and a browser restart, and is sent strictly in order,
       each with its own idempotency key and the version it expects (the version after the tap
-      before it: every recorded write adds one, see scoring/lei/services.py). Offline the scorer
+      before it: every recorded write adds one, see scoring/lei/services.py) and the round it
+      was made in (a tap for a round that is over is refused: scoring/lei/funnel.py, RoundOver).
+      A tap shows at once (pressed, in the strip); offline the scorer
       keeps tapping; the server judges each tap when it arrives, and a refusal stops the
       outbox at that tap until the scorer decides; a 429 (too many taps at once) makes it wait
       as long as the server asks, then send the same tap again;
@@ -71,6 +73,10 @@
   };
   var guardUntil = 0;
   var lastTap = {signature: "", at: 0};
+  // Where the lei stands as this tablet's taps have it (the round a tap goes into, its events,
+  // its presence; moved: a round-ending tap waits) and before each waiting tap, for an undo.
+  var here = {round: 1, events: 0, presence: false, moved: false, folded: [], dealer: ""};
+  var steps = [];
 
   function roundSection() { return document.getElementById("round"); }
 
@@ -123,8 +129,17 @@
     if (form.hasAttribute("data-ends-round") || (submitter && submitter.hasAttribute("data-ends-round"))) {
       guard(); // the answer may take longer than a double tap: the next tap waits here too
     }
+    var before = here;
+    var undo = form.classList.contains("round-panel__undo");
+    here = undo ? back() : ahead(form, submitter, data);
+    if (!undo) { steps.push(before); }
+    if (here.round !== before.round) { // a new round: the last one's taps are no longer pressed
+      document.querySelectorAll(".is-pressed").forEach(function (b) { b.classList.remove("is-pressed"); });
+    }
+    if (submitter) { submitter.classList.add("is-pressed"); }
     enqueue({tablet: outbox.tablet, url: url, fields: fields, label: tapLabel(form, submitter, data),
-             key: newKey(), at: now});
+             key: newKey(), at: now, round: before.round, before: before, after: here});
+    showRound();
     // How many taps this page took: the browser tests tell a taken tap from a guarded one.
     var root = document.documentElement;
     root.dataset.tapsTaken = String(Number(root.dataset.tapsTaken || 0) + 1);
@@ -132,6 +147,76 @@
     var more = form.closest("details#more");
     if (more) { more.open = false; }
   }, true);
+
+  // What a tap does to the round as this tablet keeps it, before the server judges it: a
+  // round-ending tap (the last trick, four of a kind, the fold that leaves one player in)
+  // moves the panel to the next round, whose dealer the server put beside each winner button
+  // (or the winner, where the winner deals). The tablet derives no score: the totals wait.
+  function ahead(form, submitter, data) {
+    var next = JSON.parse(JSON.stringify(here));
+    var type = data.get("type");
+    if (!type) { next.presence = true; return next; } // who is away, and who sits down
+    var ends = form.hasAttribute("data-ends-round") || Boolean(submitter && submitter.hasAttribute("data-ends-round"));
+    var winner = ends ? data.get("player") : "";
+    if (type === "fold" && form.hasAttribute("data-player")) {
+      next.folded.push(data.get("player"));
+      var left = inRound(next).filter(function (name) { return next.folded.indexOf(name) === -1; });
+      if (left.length === 1) { ends = true; winner = left[0]; }
+    }
+    if (!ends) { next.events += 1; return next; }
+    var round = roundSection();
+    var button = !here.moved && winner && document.querySelector(
+      "form[data-ends-round] button[data-next-dealer][value=\"" + CSS.escape(winner) + "\"]");
+    next.dealer = round && round.hasAttribute("data-winner-deals") ? winner : (button ? button.dataset.nextDealer : "");
+    return {round: next.round + 1, events: 0, presence: false, moved: true, folded: [], dealer: next.dealer};
+  }
+
+  function inRound(state) {
+    var forms = document.querySelectorAll(state.moved ? "form[data-player]" : "form[data-player][data-active]");
+    return Array.prototype.map.call(forms, function (form) { return form.dataset.player; });
+  }
+
+  // An undo: the lei as it was before this tablet's last waiting tap; with none waiting, the
+  // round drawn loses an event, its presence, or else the round before opens again.
+  function back() {
+    if (steps.length) { return steps.pop(); }
+    var next = JSON.parse(JSON.stringify(here));
+    if (next.events > 0) { next.events -= 1; }
+    else if (next.presence) { next.presence = false; }
+    else if (next.round > 1) { next.round -= 1; next.events = 1; next.moved = false; }
+    return next;
+  }
+
+  function readHere() {
+    var round = roundSection();
+    if (!round) { return; }
+    here = {round: parseInt(round.dataset.round, 10) || 1, events: parseInt(round.dataset.events, 10) || 0,
+            presence: round.hasAttribute("data-presence"), moved: false, folded: [], dealer: ""};
+    steps = [];
+  }
+
+  // The panel as the taps have it: the round's number, its dealer, the totals waiting.
+  function showRound() {
+    var round = roundSection();
+    var title = document.getElementById("round-title");
+    if (!round || !title) { return; }
+    var drawn = parseInt(round.dataset.round, 10);
+    if (!title.dataset.drawn) { title.dataset.drawn = title.textContent; }
+    var ahead = here.round > drawn;
+    document.documentElement.toggleAttribute("data-round-moved", ahead);
+    title.textContent = here.round === drawn ? title.dataset.drawn : (texts().roundWord || "").replace("{n}", here.round);
+    document.querySelectorAll(".badge--deler.is-next").forEach(function (badge) { badge.remove(); });
+    var name = ahead && here.dealer && document.querySelector(
+      "form[data-player=\"" + CSS.escape(here.dealer) + "\"] .round-panel__player-name");
+    if (name) {
+      var badge = document.createElement("span");
+      badge.className = "badge badge--deler is-next";
+      badge.textContent = texts().deals;
+      name.append(badge);
+    }
+    var totals = document.getElementById("totals");
+    if (totals) { totals.toggleAttribute("aria-busy", ahead); }
+  }
 
   function enqueue(tap) {
     var last = outbox.taps[outbox.taps.length - 1];
@@ -162,6 +247,7 @@
     var body = new URLSearchParams(tap.fields);
     body.set("key", tap.key);
     body.set("version", String(tap.version));
+    if (tap.round) { body.set("round", String(tap.round)); }
     var round = roundSection();
     body.set("sheet", round ? round.dataset.sheet || "" : "");
     outbox.sending = true;
@@ -207,7 +293,9 @@
       outbox.trouble = outbox.taps.length > 0 && outbox.trouble;
       outbox.failing = false;
       outbox.note = "";
+      outbox.misfit = "";
       outbox.attempts = 0;
+      if (!outbox.taps.length) { outbox.oneByOne = false; }
       quietly(forget(tap));
       // The sheet is drawn from the server once the outbox is empty; until then the
       // scorer's own taps are what the tablet shows.
@@ -215,6 +303,7 @@
       return;
     }
     swap(response, text);
+    tap.conflict = outcome === "stale" || outcome === "moved"; // the lei went on without it
     stop(tap, reasonOf(text));
   }
 
@@ -223,6 +312,8 @@
     outbox.stopped = true;
     quietly(save(tap));
     render();
+    var first = document.querySelector("[data-outbox-drop-all]");
+    if (first) { first.focus(); } // throwing them all away is the default
   }
 
   function failed() {
@@ -269,6 +360,7 @@
     outbox.taps.forEach(function (tap, index) {
       tap.version = outbox.version + index;
       tap.error = "";
+      tap.conflict = false;
       quietly(save(tap));
     });
     outbox.stopped = false;
@@ -277,10 +369,63 @@
     drain();
   }
 
+  // A conflict (the lei went on without these taps): throw them all away, the default, and
+  // tap again on the lei as it is now; or look at them one by one (drop or try again each).
+  function dropAll() {
+    outbox.taps.forEach(function (tap) { quietly(forget(tap)); });
+    outbox.taps = [];
+    outbox.stopped = outbox.trouble = outbox.failing = outbox.oneByOne = false;
+    outbox.note = outbox.misfit = "";
+    document.querySelectorAll("#refusal, #stale").forEach(function (notice) { notice.remove(); });
+    settled();
+  }
+
   document.addEventListener("click", function (evt) {
     if (evt.target.closest("[data-outbox-drop]")) { resume(true); }
     else if (evt.target.closest("[data-outbox-retry]")) { resume(false); }
+    else if (evt.target.closest("[data-outbox-drop-all]")) { dropAll(); }
+    else if (evt.target.closest("[data-outbox-one-by-one]")) { outbox.oneByOne = true; render(); }
   });
+
+  // --- The lei as it is now (#follow, polled as the viewers poll: static/js/poll.js) --------
+  // With no tap of this tablet waiting, or the outbox stopped, the newer lei is drawn; with
+  // taps waiting, the strip says when they no longer fit it.
+  document.addEventListener("htmx:afterRequest", function (evt) {
+    var elt = evt.detail.elt;
+    var xhr = evt.detail.xhr;
+    if (!elt || elt.id !== "follow" || !xhr || xhr.status !== 200) { return; }
+    if (xhr.getResponseHeader("ETag")) { elt.dataset.etag = xhr.getResponseHeader("ETag"); }
+    follow(xhr.responseText);
+  });
+
+  function follow(text) {
+    var template = document.createElement("template");
+    template.innerHTML = text;
+    var fresh = template.content.getElementById("live");
+    var drawn = fresh && fresh.querySelector("#round");
+    var shown = roundSection();
+    var live = document.getElementById("live");
+    if (!drawn || !shown || !live || outbox.sending) { return; }
+    var version = parseInt(drawn.dataset.version, 10);
+    var round = parseInt(drawn.dataset.round, 10);
+    if (!outbox.taps.length || outbox.stopped) {
+      // Versions only grow: an older answer (a poll overtaken by a tap) is not drawn.
+      if (!(version > parseInt(shown.dataset.version, 10)) || Date.now() < guardUntil) { return; }
+      live.replaceWith(fresh);
+      if (window.htmx) { htmx.process(fresh); }
+      settled();
+      return;
+    }
+    var first = outbox.taps[0];
+    var t = texts();
+    var misfit = "";
+    if (first.round && first.round !== round) {
+      misfit = t.misfit.replace("{round}", round).replace("{tapped}", first.round);
+    } else if (first.version !== version) {
+      misfit = t.changed;
+    }
+    if (misfit !== (outbox.misfit || "")) { outbox.misfit = misfit; render(); }
+  }
   // A lei htmx drew (a corrected round, a finished game): the version the next tap expects.
   document.addEventListener("htmx:afterSettle", function (evt) {
     var target = evt.detail.target;
@@ -343,6 +488,8 @@
     var round = roundSection();
     if (!round) { return; }
     outbox.version = parseInt(round.dataset.version, 10);
+    readHere();
+    showRound();
     // A round just ended: its result has its moment. Any other answer (an undo that opened
     // the round again) is the panel to tap on at once.
     if (document.getElementById("round-flash")) { guard(); } else { guardUntil = 0; settle(); }
@@ -357,15 +504,21 @@
   function render() {
     var box = document.getElementById("outbox");
     var taps = outbox.taps;
-    var waiting = taps.length > 0 && (outbox.trouble || outbox.stopped);
+    // A tap shows at once, before its answer: the strip and the offline buttons while any waits.
+    var waiting = taps.length > 0;
     document.documentElement.dataset.tapsWaiting = String(taps.length); // for the browser tests
-    if (waiting) { document.documentElement.setAttribute("data-outbox-state", outbox.stopped ? "stopped" : "waiting"); }
+    var state = outbox.stopped ? "stopped" : outbox.trouble ? "waiting" : "sending";
+    if (waiting) { document.documentElement.setAttribute("data-outbox-state", state); }
     else { document.documentElement.removeAttribute("data-outbox-state"); }
     if (!box) { return; }
     box.replaceChildren();
     box.hidden = !waiting;
     if (!waiting) { return; }
     var t = box.dataset;
+    if (outbox.stopped && taps[0].conflict && taps.length > 1 && !outbox.oneByOne) {
+      box.append(conflictList(taps, t)); // the list names every tap: no line of them above it
+      return;
+    }
     var head = document.createElement("p");
     head.className = "outbox__taps";
     var count = document.createElement("strong");
@@ -405,9 +558,51 @@
     } else {
       var note = document.createElement("p");
       note.className = "outbox__note";
-      note.textContent = outbox.note || (outbox.failing ? t.waiting : t.sending);
+      note.textContent = outbox.note || outbox.misfit || (outbox.failing ? t.waiting : t.sending);
+      if (document.documentElement.hasAttribute("data-round-moved")) { note.textContent += " " + t.movedOn; }
       box.append(note);
     }
+  }
+
+  // The lei went on without these taps: every waiting tap in one list, with its round, and
+  // what to do with them all. A tap is only ever sent for the round it was made in.
+  function conflictList(taps, t) {
+    var round = roundSection();
+    var now = round ? parseInt(round.dataset.round, 10) : 0;
+    var refused = document.createElement("div");
+    refused.className = "outbox__refused outbox__conflict";
+    refused.setAttribute("role", "alert");
+    var why = document.createElement("p");
+    var what = document.createElement("strong");
+    what.textContent = taps[0].label;
+    why.append(what, " — ", taps[0].error || t.stopped);
+    var intro = document.createElement("p");
+    intro.textContent = t.conflict.replace("{round}", now);
+    var list = document.createElement("ol");
+    list.className = "outbox__list";
+    taps.forEach(function (tap) {
+      var item = document.createElement("li");
+      item.textContent = (tap.round ? t.roundWord.replace("{n}", tap.round) + ": " : "") + tap.label;
+      if (tap.round && tap.round < now) {
+        var past = document.createElement("em");
+        past.textContent = " — " + t.past;
+        item.append(past);
+      }
+      list.append(item);
+    });
+    var actions = document.createElement("div");
+    actions.className = "cluster";
+    // "probeer opnieuw" is one step further, with each tap (one by one).
+    [["btn btn--primary", "data-outbox-drop-all", t.dropAll], ["btn", "data-outbox-one-by-one", t.oneByOne]].forEach(function (spec) {
+      var button = document.createElement("button");
+      button.type = "button";
+      button.className = spec[0];
+      button.setAttribute(spec[1], "");
+      button.textContent = spec[2];
+      actions.append(button);
+    });
+    refused.append(why, intro, list, actions);
+    return refused;
   }
 
   // A tablet page opened: the last lei this tablet had when the page is older (a reload
@@ -437,6 +632,12 @@
       }));
       outbox.seq = outbox.taps.reduce(function (max, tap) { return Math.max(max, tap.seq || 0); }, 0);
       settled();
+      var last = mine[mine.length - 1];
+      if (last && last.after && !mine[0].error) { // the round the waiting taps had reached
+        here = last.after;
+        steps = mine.map(function (tap) { return tap.before; });
+        showRound();
+      }
       if (mine.length) {
         outbox.trouble = outbox.failing = true; // they waited through a reload: say so
         outbox.stopped = Boolean(mine[0].error);

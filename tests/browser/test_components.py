@@ -12,7 +12,7 @@ pytestmark = pytest.mark.browser
 GALLERY = Path(__file__).with_name("gallery.html")
 PLAYERS = [
     {"name": "Anne", "total": 7, "dots": [], "badge": "deler", "badge_text": "deler"},
-    {"name": "Bas", "total": 8, "dots": [3], "badge": "voor-dood", "badge_text": "voor zijn dood"},
+    {"name": "Bas", "total": 8, "dots": [3], "badge": "voor-dood", "badge_text": "leven en dood"},
     {"name": "Cees", "total": 9, "dots": [], "badge": "armoede", "badge_text": "armoede"},
     {"name": "Dirk", "total": 11, "dots": [], "dood": True, "badge": "dood", "badge_text": "dood"},
     {"name": "Eva <script>", "total": -1, "dots": []},

@@ -247,7 +247,7 @@ def test_try_again_sends_a_refused_tap_once_more_after_the_lei_changed(
     context.set_offline(False)
     refused = tablet.locator(".outbox__refused")
     expect(refused).to_contain_text("Niet opgeslagen")
-    expect(refused).to_contain_text("De lei is intussen veranderd")
+    expect(refused).to_contain_text("de lei was al verder dan deze tik verwachtte")
     assert events(session) == [("knock", "Cees")]
 
     button(tablet, "probeer opnieuw").click()  # Bas knocks again over Cees: the scorer's call
