@@ -20,8 +20,8 @@ class RatingSnapshot(models.Model):
     session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="+")
     seq = models.PositiveIntegerField(_("game number"))
     games = models.PositiveIntegerField(_("games rated"))
-    mu = models.FloatField("μ")
-    sigma = models.FloatField("σ")
+    mu = models.FloatField("mu")
+    sigma = models.FloatField("sigma")
     latest = models.BooleanField(default=False)
 
     class Meta:
@@ -41,7 +41,7 @@ class RatingSnapshot(models.Model):
 
     @property
     def ordinal(self) -> float:
-        """The one number shown: μ − 3σ, what the club is nearly sure the player is worth."""
+        """The one number shown: mu - 3 sigma, what the club is nearly sure the player is worth."""
         return self.mu - 3 * self.sigma
 
 

@@ -21,7 +21,7 @@ FINISHED = [Session.Status.FINISHED, Session.Status.LOCKED]
 
 
 def model() -> PlackettLuce:
-    """OpenSkill's Plackett–Luce model with its defaults (μ 25, σ 25/3): one per computation,
+    """OpenSkill's Plackett-Luce model with its defaults (mu 25, sigma 25/3): one per computation,
     so nothing is kept between requests."""
     return PlackettLuce()
 

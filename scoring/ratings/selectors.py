@@ -11,7 +11,7 @@ from scoring.ratings.history import model
 
 
 def ordinal(mu: float, sigma: float) -> float:
-    """The one number shown: μ − 3σ (OpenSkill's ``ordinal``)."""
+    """The one number shown: mu - 3 sigma (OpenSkill's ``ordinal``)."""
     return mu - 3 * sigma
 
 

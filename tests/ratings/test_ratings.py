@@ -68,12 +68,13 @@ def test_the_ratings_are_openskills_own_on_a_fixed_history(club, people):
         assert got[name][0] == pytest.approx(rating.mu, abs=1e-9)
         assert got[name][1] == pytest.approx(rating.sigma, abs=1e-9)
         assert got[name][2] == games[name]
-    # Best first by μ − 3σ, the one number shown.
+    # Best first by mu - 3 sigma, the one number shown.
     shown = [row.rating for row in members]
     assert shown == sorted(shown, reverse=True)
     assert members[0].rating == pytest.approx(max(x.mu - 3 * x.sigma for x in r.values()))
     anne = selectors.player_history(people["Anne"].pk)
-    assert len(anne) == 3 and anne[-1] == pytest.approx(r["Anne"].mu - 3 * r["Anne"].sigma)
+    assert len(anne) == 3
+    assert anne[-1] == pytest.approx(r["Anne"].mu - 3 * r["Anne"].sigma)
 
 
 def test_games_are_rated_in_the_order_they_were_played_not_stored(club, people):
