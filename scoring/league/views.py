@@ -40,6 +40,8 @@ from scoring.models import (
     Session,
     SessionResult,
 )
+from scoring.ratings import selectors as rating_selectors
+from scoring.ratings.services import ratings_fresh
 from scoring.templatetags.lei import score_chart_tag
 
 HOME_CLUBS = 100  # the public clubs listed on the home page, by name
@@ -198,8 +200,10 @@ def _percent(value: float | None) -> str:
 @access.requires(access.league_viewer)
 def player_page(request: HttpRequest, viewer: Viewer, player_id: int) -> HttpResponse:
     """Queries: 1. club; 2. player; 3. the club's seasons; 4-6. statistics (session results,
-    round scores, longest run); 7. league points through the season; 8. head-to-head;
-    9. the player's latest sessions; 10-11. the chosen session's chart (seats, round scores)."""
+    round scores, longest run); 7. league points through the season; 8-9. the ratings' key
+    and the one they were computed from (``ratings_fresh``: a recompute when they differ);
+    10. the player's rating history; 11. head-to-head; 12. the player's latest sessions;
+    13-14. the chosen session's chart (seats, round scores)."""
     player = get_object_or_404(Player, pk=player_id, club=viewer.club)
     if not (player.confirmed or viewer.member):
         # A guest a scorer link added has no public page until the club confirms them.
@@ -225,6 +229,20 @@ def player_page(request: HttpRequest, viewer: Viewer, player_id: int) -> HttpRes
                     "round": gettext("sessie"),
                 },
             )
+    ratings_fresh(club_id=viewer.club.pk)
+    history = rating_selectors.player_history(player.pk)
+    rating_chart = None
+    if history:
+        rating_chart = svg.score_chart(
+            {
+                viewer.name(player.name, player.public_initials): [
+                    0,
+                    *(round(r, 1) for r in history),
+                ]
+            },
+            max_points=None,
+            labels={"title": gettext("Rating na elke sessie"), "round": gettext("sessie")},
+        )
     rivals = [
         (o, viewer.name(o.name, o.public_initials))
         for o in player_stats.opponents(
@@ -260,6 +278,9 @@ def player_page(request: HttpRequest, viewer: Viewer, player_id: int) -> HttpRes
                     "fold": _percent(stats.fold_rate),
                 },
                 "chart": chart,
+                "rating": f"{history[-1]:.1f}" if history else None,
+                "rating_games": len(history),
+                "rating_chart": rating_chart,
                 "rivals": rivals,
                 "recent": recent,
                 "chosen": chosen,
