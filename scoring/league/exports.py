@@ -74,12 +74,14 @@ def season_standings_csv(request: HttpRequest, viewer: Viewer, season_id: int) -
             "strafpunten",
             "strafpunten_per_round",
             "form",
+            "part",
         ]
     )
     for row in table.rows:
         writer.writerow(
             [
-                row.rank,
+                # Only the ranked part has ranks: the others are listed apart (standings.py).
+                row.rank if row.section == standings.RANKED else "",
                 viewer.name(row.name, row.public_initials),
                 row.sessions,
                 row.toepkoningen,
@@ -92,6 +94,7 @@ def season_standings_csv(request: HttpRequest, viewer: Viewer, season_id: int) -
                 row.strafpunten,
                 "" if row.per_round is None else Decimal(f"{row.per_round:.3f}"),
                 " ".join(str(f.place) for f in row.form),
+                row.section,
             ]
         )
     return response
