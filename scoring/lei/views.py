@@ -50,6 +50,7 @@ from scoring.lei.forms import (
 from scoring.lei.tablet import Lei, build_lei, load_lei
 from scoring.lei.taplimit import tap_limited
 from scoring.models import Game, Round, Session, TournamentTable
+from scoring.ratings.selectors import win_chances
 from scoring.svg import qr_svg
 
 
@@ -409,7 +410,18 @@ def _tablet_page(
     context = _live_context(request, scorer, load_lei(scorer.session))
     context["error"] = error
     context["viewer_path"] = access.session_viewer_path(scorer.session)  # None: turned off
+    context["chances"] = _win_chances(scorer.session)
     return render(request, "scoring/lei/tablet.html", context, status=status)
+
+
+def _win_chances(session: Session) -> list[tuple[str, int]]:
+    """Before the first round, each player's chance to become toepkoning, in seat order, when
+    the club shows it (``Club.win_chance``, off by default): three queries then, none else."""
+    if not session.club.win_chance or session.rounds.exists():
+        return []
+    seats = list(session.seats.order_by("position").values_list("player_id", "player__name"))
+    chances = win_chances(session.club_id, [pid for pid, _ in seats])
+    return [(name, round(100 * chances[pid])) for pid, name in seats if pid in chances]
 
 
 @require_GET
