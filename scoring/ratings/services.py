@@ -10,7 +10,9 @@ delete, a merge): the snapshots are a projection of the games, like ``SessionRes
 
 from __future__ import annotations
 
-from django.db import transaction
+from collections.abc import Iterable
+
+from django.db import connection, transaction
 from django.utils import timezone
 
 from scoring.models import RatingSnapshot, RatingState
@@ -31,21 +33,18 @@ def ratings_refresh(*, club_id: int) -> bool:
         steps = list(replay(games))
         last = {step.player_id: step.seq for step in steps}
         RatingSnapshot.objects.filter(club_id=club_id).delete()
-        RatingSnapshot.objects.bulk_create(
+        _insert(
             (
-                RatingSnapshot(
-                    club_id=club_id,
-                    player_id=step.player_id,
-                    session_id=step.session_id,
-                    seq=step.seq,
-                    games=step.games,
-                    mu=step.mu,
-                    sigma=step.sigma,
-                    latest=last[step.player_id] == step.seq,
-                )
-                for step in steps
-            ),
-            batch_size=2000,
+                club_id,
+                step.player_id,
+                step.session_id,
+                step.seq,
+                step.games,
+                step.mu,
+                step.sigma,
+                last[step.player_id] == step.seq,
+            )
+            for step in steps
         )
         state.key = key
         state.games = len(games)
@@ -60,3 +59,19 @@ def ratings_fresh(*, club_id: int) -> None:
     current = RatingState.objects.filter(club_id=club_id).values_list("key", flat=True).first()
     if current != history_key(club_id):
         ratings_refresh(club_id=club_id)
+
+
+_COLUMNS = ("club_id", "player_id", "session_id", "seq", "games", "mu", "sigma", "latest")
+
+
+def _insert(rows: Iterable[tuple]) -> None:
+    """The snapshots in one ``executemany``: ``bulk_create`` spent most of a recompute making
+    and preparing 25,000 model instances (BENCHMARKS.md, "Ratings")."""
+    quote = connection.ops.quote_name
+    sql = "INSERT INTO {} ({}) VALUES ({})".format(  # noqa: S608 (the model's names)
+        quote(RatingSnapshot._meta.db_table),
+        ", ".join(quote(c) for c in _COLUMNS),
+        ", ".join(["%s"] * len(_COLUMNS)),
+    )
+    with connection.cursor() as cursor:
+        cursor.executemany(sql, list(rows))
