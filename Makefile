@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint format bench bench-engine bench-league bench-load bench-tournament messages clean
+.PHONY: run test lint format bench bench-engine bench-league bench-load bench-tournament bench-ratings messages clean
 
 $(VENV)/.installed: requirements.txt
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11 or newer is needed"'
@@ -53,7 +53,10 @@ bench-load: $(VENV)/.installed
 bench-tournament: $(VENV)/.installed
 	$(PY) bench/tournament.py --database-url $(BENCH_DATABASE_URL) --write BENCHMARKS.md
 
-bench: bench-engine bench-league bench-load bench-tournament
+bench-ratings: $(VENV)/.installed
+	$(PY) bench/ratings.py --write BENCHMARKS.md
+
+bench: bench-engine bench-league bench-load bench-tournament bench-ratings
 
 messages: $(VENV)/.installed
 	$(PY) manage.py makemessages -l nl -l en -l de --ignore=.venv --ignore=staticfiles

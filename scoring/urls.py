@@ -6,6 +6,7 @@ from scoring.http import ID
 from scoring.league import archive_views, exports
 from scoring.league import views as league_views
 from scoring.lei import correction_views, start_views, viewer_views, views
+from scoring.ratings import views as rating_views
 from scoring.toernooi import room_views, table_views, wall_views
 from scoring.toernooi import views as tournament_views
 
@@ -156,6 +157,8 @@ urlpatterns = [
         name="league_season_rounds_csv",
     ),
     path("club/<slug:slug>/speler/<id:player_id>/", league_views.player_page, name="league_player"),
+    path("club/<slug:slug>/rating/", rating_views.club_ratings, name="league_ratings"),
+    path("club/<slug:slug>/rating.csv", rating_views.club_ratings_csv, name="league_ratings_csv"),
     path("club/<slug:slug>/archief/", archive_views.archive, name="league_archive"),
     path(
         "club/<slug:slug>/archief/<id:session_id>/",

@@ -114,19 +114,22 @@ def admin_form_data(page) -> dict[str, Any]:
 
 
 class _StandingsTable(HTMLParser):
-    """The body rows of the standings page, each as the texts of its cells."""
+    """The body rows of the standings page, each as the texts of its cells: the players' rows
+    only (``data-player``), not the lines that open a part or list a player's sessions."""
 
     def __init__(self) -> None:
         super().__init__()
         self.rows: list[list[str]] = []
-        self._in_body = self._in_cell = False
+        self._in_body = self._in_cell = self._in_row = False
 
     def handle_starttag(self, tag: str, attrs: list) -> None:
         if tag == "tbody":
             self._in_body = True
         elif self._in_body and tag == "tr":
-            self.rows.append([])
-        elif self._in_body and tag in ("td", "th"):
+            self._in_row = any(name == "data-player" for name, _ in attrs)
+            if self._in_row:
+                self.rows.append([])
+        elif self._in_body and self._in_row and tag in ("td", "th"):
             self.rows[-1].append("")
             self._in_cell = True
 

@@ -213,7 +213,7 @@ class ClubForm(forms.ModelForm):
 
     class Meta:
         model = Club
-        fields = ["name", "slug", "preset", "rules", "standings_public"]
+        fields = ["name", "slug", "preset", "rules", "standings_public", "win_chance"]
         field_classes = {"rules": SettingJSONField}
 
     def clean(self) -> dict[str, Any]:
@@ -234,7 +234,7 @@ class SeasonForm(forms.ModelForm):
 
     class Meta:
         model = Season
-        fields = ["club", "name", "starts_on", "ends_on", "ranking"]
+        fields = ["club", "name", "starts_on", "ends_on", "ranking", "min_sessions"]
         field_classes = {"ranking": SettingJSONField}
 
     def clean_ranking(self) -> Any:

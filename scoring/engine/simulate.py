@@ -12,6 +12,7 @@ True
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from typing import Any
 
 from .errors import Refusal
@@ -34,12 +35,15 @@ def random_session(
     dealer: str | None = None,
     presence: float = 0.0,
     penalties: float = 0.0,
+    skill: Mapping[str, float] | None = None,
 ) -> dict[str, Any]:
     """A ``toepen/1`` session of up to ``rounds`` rounds (fewer if it finishes).
 
     ``presence`` is the chance that a round has somebody away (on the toilet or getting
     drinks) and, a quarter as often, somebody new joining; ``penalties`` the chance that an
-    event is a penalty point or, a tenth as often, a disqualification."""
+    event is a penalty point or, a tenth as often, a disqualification. ``skill`` weighs who
+    wins a round's last trick: among those who may, each in proportion to their weight (1 for
+    a name it lacks); without it every one of them is as likely (bench/ratings.py)."""
     overrides = dict(rules or {})
     resolved = resolve_rules(preset, overrides, teams=teams is not None)
     game = Game(list(players), resolved, start=dict(start or {}), teams=teams, dealer=dealer)
@@ -63,7 +67,7 @@ def random_session(
             if penalties and rng.random() < penalties:
                 event = _penalty(rng, play)
             if event is None:
-                event = _next_event(rng, play, knock_chance, extras)
+                event = _next_event(rng, play, knock_chance, extras, skill)
             play.apply(event)
             events.append(event)
         round_data: dict[str, Any] = {"events": events}
@@ -115,7 +119,11 @@ def _penalty(rng: random.Random, play: RoundPlay) -> dict[str, Any] | None:
 
 
 def _next_event(
-    rng: random.Random, play: RoundPlay, knock_chance: float, extras: bool
+    rng: random.Random,
+    play: RoundPlay,
+    knock_chance: float,
+    extras: bool,
+    skill: Mapping[str, float] | None = None,
 ) -> dict[str, Any]:
     everyone = play.participants
     if extras and not play.events and rng.random() < 0.05:
@@ -138,4 +146,7 @@ def _next_event(
         if knockers:
             return {"type": "knock", "player": rng.choice(knockers)}
     winners = [p for p in everyone if play.check_win(p) is None]
+    if skill:
+        weights = [skill.get(p, 1.0) for p in winners]
+        return {"type": "win", "player": rng.choices(winners, weights)[0], "jack": False}
     return {"type": "win", "player": rng.choice(winners), "jack": rng.random() < 0.15}

@@ -48,7 +48,7 @@ class _SafeCsvWriter:
         self._writer.writerow([csv_cell(value) for value in row])
 
 
-def _csv_response(filename: str) -> tuple[HttpResponse, _SafeCsvWriter]:
+def csv_response(filename: str) -> tuple[HttpResponse, _SafeCsvWriter]:
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return private_response(response), _SafeCsvWriter(response)
@@ -59,7 +59,7 @@ def _csv_response(filename: str) -> tuple[HttpResponse, _SafeCsvWriter]:
 def season_standings_csv(request: HttpRequest, viewer: Viewer, season_id: int) -> HttpResponse:
     season = season_of(viewer, season_id)
     table = standings.season_standings(season)
-    response, writer = _csv_response(f"{viewer.club.slug}-{season.pk}-stand.csv")
+    response, writer = csv_response(f"{viewer.club.slug}-{season.pk}-stand.csv")
     writer.writerow(
         [
             "rank",
@@ -74,12 +74,14 @@ def season_standings_csv(request: HttpRequest, viewer: Viewer, season_id: int) -
             "strafpunten",
             "strafpunten_per_round",
             "form",
+            "part",
         ]
     )
     for row in table.rows:
         writer.writerow(
             [
-                row.rank,
+                # Only the ranked part has ranks: the others are listed apart (standings.py).
+                row.rank if row.section == standings.RANKED else "",
                 viewer.name(row.name, row.public_initials),
                 row.sessions,
                 row.toepkoningen,
@@ -92,6 +94,7 @@ def season_standings_csv(request: HttpRequest, viewer: Viewer, season_id: int) -
                 row.strafpunten,
                 "" if row.per_round is None else Decimal(f"{row.per_round:.3f}"),
                 " ".join(str(f.place) for f in row.form),
+                row.section,
             ]
         )
     return response
@@ -103,7 +106,7 @@ def season_rounds_csv(request: HttpRequest, viewer: Viewer, season_id: int) -> H
     """Every player's result in every round of the season's finished sessions (one query,
     streamed from the database in chunks)."""
     season = season_of(viewer, season_id)
-    response, writer = _csv_response(f"{viewer.club.slug}-{season.pk}-rondes.csv")
+    response, writer = csv_response(f"{viewer.club.slug}-{season.pk}-rondes.csv")
     writer.writerow(
         [
             "date",

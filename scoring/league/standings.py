@@ -12,7 +12,8 @@ aggregate a window function in the same ``SELECT``. Both SQLite and PostgreSQL r
 
 Season ranking settings (``Season.ranking``, see ``Ranking``)::
 
-    {"scoring": "placement",         # or "per_round": fewest strafpunten per round played
+    {"scoring": "placement",         # or "per_round": fewest strafpunten per round played,
+                                     # or "rating": the club rating after the season's games
      "placement_points": null,       # or [10, 6, 4, 2, 1]: points by place instead of the default
      "best_n": null,                 # or 10: only each player's best 10 sessions count
      "tie_breakers": ["toepkoningen", "average_place", "head_to_head", "strafpunten_per_round"]}
@@ -40,6 +41,7 @@ from django.utils.translation import gettext_lazy as _
 
 from scoring import names
 from scoring.models import Player, Season, Session, SessionResult
+from scoring.ratings.selectors import season_ratings
 
 
 @dataclass
@@ -53,6 +55,10 @@ FORM_LENGTH = 5
 
 PLACEMENT = "placement"
 PER_ROUND = "per_round"
+RATING = "rating"
+
+# Where a row is listed: ranked, a member below the season's minimum of evenings, a guest.
+RANKED, NOT_YET, GUEST = "ranked", "not_yet", "guest"
 
 TOEPKONINGEN = "toepkoningen"
 AVERAGE_PLACE = "average_place"
@@ -155,8 +161,8 @@ class Ranking:
         scoring = data.get("scoring") or PLACEMENT
         if scoring in (PER_ROUND, "strafpunten"):
             scoring = PER_ROUND
-        elif scoring != PLACEMENT:
-            raise InvalidRanking(_('"scoring" is "placement" of "per_round".'))
+        elif scoring not in (PLACEMENT, RATING):
+            raise InvalidRanking(_('"scoring" is "placement", "per_round" of "rating".'))
         best_n = data.get("best_n")
         if best_n is not None:
             best_n = _whole(best_n)
@@ -213,6 +219,13 @@ class Ranking:
             ]
         if self.scoring == PER_ROUND:
             lines = [_("De minste strafpunten per gespeelde ronde staat bovenaan.")]
+        elif self.scoring == RATING:
+            lines = [
+                _(
+                    "De hoogste rating na je laatste sessie van dit seizoen staat bovenaan "
+                    "(alle sessies bij de club tellen mee, in de volgorde waarin ze gespeeld zijn)."
+                )
+            ]
         elif self.placement_points:
             points = ", ".join(str(p) for p in self.placement_points)
             lines = [_("Per sessie punten naar plaats: %(points)s.") % {"points": points}]
@@ -346,6 +359,9 @@ class StandingRow:
     tied: bool = False  # shares its rank with the row above or below
     decided_by: str | None = None  # the tie-breaker that put it below the row above
     confirmed: bool = True  # a guest a scorer link added: no public player page yet
+    evenings: int = 0  # days with a finished session, for the season's ``min_sessions``
+    section: str = RANKED
+    rating: float | None = None  # the club rating after the player's last game of the season
 
     @property
     def won_share(self) -> float | None:
@@ -368,7 +384,8 @@ class Standings:
 
 # The form columns: the place and the table size of each player's five latest sessions.
 _STANDINGS_SQL = """
-SELECT pid, COUNT(*) AS sessions, SUM(koning) AS toepkoningen, AVG(place) AS average_place,
+SELECT pid, COUNT(*) AS sessions, COUNT(DISTINCT played_on) AS evenings,
+       SUM(koning) AS toepkoningen, AVG(place) AS average_place,
        SUM(pts) AS all_points, SUM(CASE WHEN best <= {best_n} THEN pts ELSE 0 END) AS best_points,
        SUM(played) AS rounds_played, SUM(won) AS rounds_won, SUM(session_total) AS strafpunten,
        MAX(CASE WHEN recent = 1 THEN place END) AS form1_place,
@@ -392,12 +409,15 @@ GROUP BY pid
 
 
 def season_standings(season: Season) -> Standings:
-    """The season's table, ranked by its settings.
+    """The season's table, ranked by its settings: the ranked members first, then the members
+    with fewer evenings than ``Season.min_sessions`` (not yet ranked), then the guests, each
+    part ranked on its own (``StandingRow.section``).
 
     Queries: 1. the aggregate per player over the season's results (placement points, best N,
-    strafpunten and form by window functions); 2. the players' names; 3. the start totals of
-    sessions carried over from a paper lei; 4. only when a tie reaches the head-to-head
-    breaker, the results between the tied players.
+    strafpunten, evenings and form by window functions); 2. the players' names; 3. the start
+    totals of sessions carried over from a paper lei; 4. only when ranked by rating, the
+    ratings (current: the caller saw to it); 5. only when a tie reaches the head-to-head
+    breaker, the results between the tied players (once per part).
 
     Strafpunten are the session totals (less any start totals): in team toepen a player's
     total is the side's.
@@ -438,14 +458,29 @@ def season_standings(season: Season) -> Standings:
                 strafpunten=penalty,
                 form=form,
                 confirmed=player["confirmed"],
+                evenings=a["evenings"],
+                section=GUEST
+                if player["is_guest"]
+                else (RANKED if a["evenings"] >= season.min_sessions else NOT_YET),
             )
         )
-    _rank(
-        rows,
-        ranking,
-        lambda ids: head_to_head_among(club_id=season.club_id, season_id=season.pk, players=ids),
-    )
-    return Standings(season=season, ranking=ranking, rows=rows)
+    if ranking.scoring == RATING:
+        rated = season_ratings(season)  # one query
+        for row in rows:
+            row.rating = rated.get(row.player_id, (None, 0))[0]
+    # Each part ranked on its own: guests and who is not yet ranked push no member down.
+    listed = []
+    for section in (RANKED, NOT_YET, GUEST):
+        part = [row for row in rows if row.section == section]
+        _rank(
+            part,
+            ranking,
+            lambda ids: head_to_head_among(
+                club_id=season.club_id, season_id=season.pk, players=ids
+            ),
+        )
+        listed.extend(part)
+    return Standings(season=season, ranking=ranking, rows=listed)
 
 
 def _carried_over(season: Season, player_ids: Mapping[str, int]) -> dict[int, int]:
@@ -469,6 +504,8 @@ def _primary(row: StandingRow, ranking: Ranking) -> tuple:
         # Nobody who has played no round is ahead of someone who has.
         per_round = row.per_round
         return (per_round is None, per_round or 0.0)
+    if ranking.scoring == RATING:
+        return (row.rating is None, -round(row.rating or 0.0, 9))
     return (-row.points,)
 
 

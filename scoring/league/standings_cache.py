@@ -6,7 +6,8 @@ Nothing invalidates a copy: the key is read from the data on every request, so a
 makes a new key. It is made of the season's finished strafpunten sessions (their count, the
 sums of their ids and versions, the latest ``updated_at``: every write of ``scoring.lei.services``
 bumps a session's version, and the admin stamps ``updated_at``), the club's players shown by
-initials (and whether each is confirmed), the ranking settings, the club's slug, the variant
+initials (and whether each is confirmed), the ranking settings and minimum of evenings (and,
+ranked by rating, the key of the club's ratings), the club's slug, the variant
 (language and audience) and ``RELEASE``.
 """
 
@@ -24,7 +25,7 @@ from django.db.models import Count, Max, OuterRef, Subquery, Sum
 from django.utils.translation import get_language
 
 from scoring.league import standings
-from scoring.models import Club, Game, Player, Season, Session
+from scoring.models import Club, Game, Player, RatingState, Season, Session
 
 # Bump when a change of the code or the translations changes the rows; a copy nobody bumped
 # for is gone within a day at most.
@@ -73,12 +74,22 @@ def key(season: Season, *, club: Club, variant: str) -> str:
         # With whether each is confirmed: a guest a scorer link added has no public page yet.
         list(initials.values_list("pk", "confirmed")),
         season.ranking,
+        season.min_sessions,
+        _ratings_key(club, season),
         club.slug,
         variant,
         RELEASE,
     ]
     text = json.dumps(parts, sort_keys=True, default=str)
     return "standings:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def _ratings_key(club: Club, season: Season) -> str:
+    """The history the club's ratings are of, for a season ranked by rating (one query then):
+    a game of an earlier season changes them too."""
+    if standings.Ranking.from_json(season.ranking).scoring != standings.RATING:
+        return ""
+    return RatingState.objects.filter(club=club).values_list("key", flat=True).first() or ""
 
 
 @contextlib.contextmanager

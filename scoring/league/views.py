@@ -32,7 +32,7 @@ from django.views.decorators.http import require_GET
 from scoring import access, svg
 from scoring.access import Viewer
 from scoring.http import id_from, private_response
-from scoring.league import player_stats, standings, standings_cache
+from scoring.league import best_n, player_stats, standings, standings_cache
 from scoring.models import (
     Club,
     Player,
@@ -40,6 +40,8 @@ from scoring.models import (
     Session,
     SessionResult,
 )
+from scoring.ratings import selectors as rating_selectors
+from scoring.ratings.services import ratings_fresh
 from scoring.templatetags.lei import score_chart_tag
 
 HOME_CLUBS = 100  # the public clubs listed on the home page, by name
@@ -127,6 +129,8 @@ def season_standings(request: HttpRequest, viewer: Viewer, season_id: int) -> Ht
     season = standings_cache.season_with_key(viewer.club, season_id)
     if season is None:
         raise Http404("no such season")
+    if standings.Ranking.from_json(season.ranking).scoring == standings.RATING:
+        ratings_fresh(club_id=viewer.club.pk)  # 2 queries, and a recompute when stale
     key = standings_cache.key(season, club=viewer.club, variant=variant)
     rows = standings_cache.kept(key)
     if rows is not None:
@@ -151,6 +155,7 @@ def season_standings(request: HttpRequest, viewer: Viewer, season_id: int) -> Ht
                 "ranking": ranking,
                 "rows": rows,
                 "per_round": ranking.scoring == standings.PER_ROUND,
+                "by_rating": ranking.scoring == standings.RATING,
             },
         )
     )
@@ -165,15 +170,25 @@ def _standings_rows(viewer: Viewer, season: Season) -> SafeString:
     """The season's standings computed and rendered as the body rows of the table."""
     table = standings.season_standings(season)
     per_round = table.ranking.scoring == standings.PER_ROUND
-    show_all = bool(table.ranking.best_n) and not per_round
+    by_rating = table.ranking.scoring == standings.RATING
+    show_all = bool(table.ranking.best_n) and table.ranking.scoring == standings.PLACEMENT
+    games = best_n.counted_and_dropped(season, table.ranking)
     lines = [
         {
             "row": row,
+            # The first row of a part under the ranked players opens it with a line.
+            "opens": row.section
+            if row.section != standings.RANKED
+            and (i == 0 or table.rows[i - 1].section != row.section)
+            else "",
+            "games": games.get(row.player_id),
             "name": viewer.name(row.name, row.public_initials),
             "decided": standings.TIE_BREAKER_TEXT.get(row.decided_by or ""),
             "average_place": number_format(row.average_place, 2),
             "points": ("-" if row.per_round is None else number_format(row.per_round, 2))
             if per_round
+            else ("-" if row.rating is None else number_format(row.rating, 1))
+            if by_rating
             else (
                 f"{row.points} ({row.all_points})"
                 if show_all and row.all_points != row.points
@@ -183,10 +198,16 @@ def _standings_rows(viewer: Viewer, season: Season) -> SafeString:
             "form": " ".join(f"{f.place}/{f.table_size}" for f in row.form),
             "linked": row.confirmed or viewer.member,  # an unconfirmed guest has no public page
         }
-        for row in table.rows
+        for i, row in enumerate(table.rows)
     ]
     return STANDINGS_ROWS.render(
-        {"lines": lines, "players_url": _players_url(viewer), "season_id": season.pk}
+        {
+            "lines": lines,
+            "players_url": _players_url(viewer),
+            "season_id": season.pk,
+            "min_sessions": season.min_sessions,
+            "best_n": table.ranking.best_n if show_all else None,
+        }
     )
 
 
@@ -198,8 +219,10 @@ def _percent(value: float | None) -> str:
 @access.requires(access.league_viewer)
 def player_page(request: HttpRequest, viewer: Viewer, player_id: int) -> HttpResponse:
     """Queries: 1. club; 2. player; 3. the club's seasons; 4-6. statistics (session results,
-    round scores, longest run); 7. league points through the season; 8. head-to-head;
-    9. the player's latest sessions; 10-11. the chosen session's chart (seats, round scores)."""
+    round scores, longest run); 7. league points through the season; 8-9. the ratings' key
+    and the one they were computed from (``ratings_fresh``: a recompute when they differ);
+    10. the player's rating history; 11. head-to-head; 12. the player's latest sessions;
+    13-14. the chosen session's chart (seats, round scores)."""
     player = get_object_or_404(Player, pk=player_id, club=viewer.club)
     if not (player.confirmed or viewer.member):
         # A guest a scorer link added has no public page until the club confirms them.
@@ -225,6 +248,20 @@ def player_page(request: HttpRequest, viewer: Viewer, player_id: int) -> HttpRes
                     "round": gettext("sessie"),
                 },
             )
+    ratings_fresh(club_id=viewer.club.pk)
+    history = rating_selectors.player_history(player.pk)
+    rating_chart = None
+    if history:
+        rating_chart = svg.score_chart(
+            {
+                viewer.name(player.name, player.public_initials): [
+                    0,
+                    *(round(r, 1) for r in history),
+                ]
+            },
+            max_points=None,
+            labels={"title": gettext("Rating na elke sessie"), "round": gettext("sessie")},
+        )
     rivals = [
         (o, viewer.name(o.name, o.public_initials))
         for o in player_stats.opponents(
@@ -260,6 +297,9 @@ def player_page(request: HttpRequest, viewer: Viewer, player_id: int) -> HttpRes
                     "fold": _percent(stats.fold_rate),
                 },
                 "chart": chart,
+                "rating": f"{history[-1]:.1f}" if history else None,
+                "rating_games": len(history),
+                "rating_chart": rating_chart,
                 "rivals": rivals,
                 "recent": recent,
                 "chosen": chosen,

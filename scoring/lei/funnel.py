@@ -36,6 +36,7 @@ from scoring.models import (
     Session,
     SessionResult,
 )
+from scoring.ratings.services import ratings_refresh
 from scoring.writes import ServiceError, actor_of
 
 # Rows in one INSERT at most: an imported evening may have thousands of scores, and PostgreSQL
@@ -388,6 +389,7 @@ def session_write(
             store_results(locked, result, players, clear=True)
 
         # 3. The session's new state, the audit trail and the key's answer.
+        was_over = locked.status != Session.Status.RUNNING
         locked.status = Session.Status.FINISHED if finished else Session.Status.RUNNING
         locked.version += 1
         locked.updated_at = timezone.now()
@@ -409,6 +411,9 @@ def session_write(
             IdempotencyKey.objects.create(
                 session=locked, key=key, response=outcome.as_json(), digest=digest
             )
+        if was_over or finished:
+            # A game that ends, or changes after it ended, changes the club's ratings.
+            ratings_refresh(club_id=locked.club_id)
     refresh_from(session, locked)
     return outcome
 

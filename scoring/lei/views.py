@@ -51,6 +51,7 @@ from scoring.lei.tablet import Lei, build_lei, load_lei
 from scoring.lei.taplimit import tap_limited
 from scoring.lei.words import service_error_text, undone_text
 from scoring.models import Session, TournamentTable
+from scoring.ratings.selectors import win_chances
 from scoring.svg import qr_svg
 
 
@@ -345,7 +346,18 @@ def _tablet_page(
     context["error"] = error
     context["viewer_path"] = access.session_viewer_path(scorer.session)  # None: turned off
     context["live_etag"] = live_etag(scorer)  # the poll's (#follow) first If-None-Match
+    context["chances"] = _win_chances(scorer.session)
     return render(request, "scoring/lei/tablet.html", context, status=status)
+
+
+def _win_chances(session: Session) -> list[tuple[str, int]]:
+    """Before the first round, each player's chance to become toepkoning, in seat order, when
+    the club shows it (``Club.win_chance``, off by default): three queries then, none else."""
+    if not session.club.win_chance or session.rounds.exists():
+        return []
+    seats = list(session.seats.order_by("position").values_list("player_id", "player__name"))
+    chances = win_chances(session.club_id, [pid for pid, _ in seats])
+    return [(name, round(100 * chances[pid])) for pid, name in seats if pid in chances]
 
 
 @require_GET

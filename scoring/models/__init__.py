@@ -7,7 +7,7 @@ lei, the league pages and the admin. Every model reaches its club in at most thr
 (``club``, ``session__club``, ``round__session__club``) so that every admin queryset can be
 scoped to the clubs of the person looking.
 
-One module per room (``clubs``, ``lei``, ``toernooi``); everything is imported from
+One module per room (``clubs``, ``lei``, ``toernooi``, ``ratings``); everything is imported from
 ``scoring.models``, as Django and the migrations expect.
 """
 
@@ -33,6 +33,7 @@ from scoring.models.lei import (
     SessionResult,
     TapAllowance,
 )
+from scoring.models.ratings import RatingSnapshot, RatingState
 from scoring.models.toernooi import (
     Series,
     TableSeat,
@@ -50,6 +51,8 @@ __all__ = [
     "Game",
     "IdempotencyKey",
     "Player",
+    "RatingSnapshot",
+    "RatingState",
     "RenderedSheet",
     "Round",
     "RoundScore",

@@ -50,6 +50,13 @@ class Club(models.Model):
     preset = models.CharField(_("preset"), max_length=30, default="standaard")
     rules = models.JSONField(_("rule overrides"), default=dict, blank=True)
     standings_public = models.BooleanField(_("public standings"), default=False)
+    # Before a game the tablet shows each player's chance to become toepkoning, from the
+    # ratings (scoring/ratings/): off unless the club wants it.
+    win_chance = models.BooleanField(
+        _("show the chance to become toepkoning"),
+        default=False,
+        help_text=_("Before a game the tablet shows each player's chance, from the ratings."),
+    )
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
 
     class Meta:
@@ -164,6 +171,13 @@ class Season(models.Model):
     starts_on = models.DateField(_("starts on"))
     ends_on = models.DateField(_("ends on"), null=True, blank=True)
     ranking = models.JSONField(_("ranking"), default=default_ranking, blank=True)
+    # Evenings (days with a finished game) a player needs to be ranked; below it they are
+    # listed under the ranked players as not yet ranked.
+    min_sessions = models.PositiveSmallIntegerField(
+        _("minimum evenings to be ranked"),
+        default=0,
+        help_text=_("Players with fewer evenings are listed apart, not yet ranked. 0: everyone."),
+    )
 
     class Meta:
         ordering = ["-starts_on"]

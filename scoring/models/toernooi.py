@@ -55,6 +55,9 @@ class Tournament(models.Model):
     table_size = models.PositiveSmallIntegerField(
         _("tafelgrootte"), choices=[(4, "4"), (5, "5")], default=4
     )
+    # The tables' games count for the club's ratings (scoring/ratings/) unless the organiser
+    # says not to (a fun toernooi, guests from elsewhere).
+    rated = models.BooleanField(_("telt mee voor de rating"), default=True)
     final_table = models.BooleanField(_("finaletafel voor de beste vier"), default=True)
     status = models.CharField(
         _("status"), max_length=10, choices=Status.choices, default=Status.OPEN

@@ -20,6 +20,7 @@ from scoring.engine.simulate import random_session
 from scoring.league import player_stats, standings
 from scoring.lei import services
 from scoring.models import ClubMembership, Player, Season, Session
+from scoring.ratings.services import ratings_refresh
 from tests.conftest import make_club, record, standings_shown
 
 DAY = datetime.date(2026, 1, 5)
@@ -440,10 +441,11 @@ def test_standings_csv(client, public_club, season, people):
             "strafpunten",
             "strafpunten_per_round",
             "form",
+            "part",
         ],
-        ["1", "Anne", "1", "1", "1.00", "2", "2", "2", "100.0", "0", "0.000", "1"],
-        ["2", "Bas", "1", "0", "2.00", "1", "2", "0", "0.0", "12", "6.000", "2"],
-        ["3", "Cees", "1", "0", "3.00", "0", "1", "0", "0.0", "11", "11.000", "3"],
+        ["1", "Anne", "1", "1", "1.00", "2", "2", "2", "100.0", "0", "0.000", "1", "ranked"],
+        ["2", "Bas", "1", "0", "2.00", "1", "2", "0", "0.0", "12", "6.000", "2", "ranked"],
+        ["3", "Cees", "1", "0", "3.00", "0", "1", "0", "0.0", "11", "11.000", "3", "ranked"],
     ]
 
 
@@ -590,6 +592,7 @@ def _random_season(club, season, sessions: int) -> list[Session]:
 
 def _count_queries(client, django_assert_num_queries, club, season, sessions):
     anne = Player.objects.get(club=club, name="Anne")
+    ratings_refresh(club_id=club.pk)  # imported games: the first page would compute them
     standings_url = reverse("league_season", args=[club.slug, season.pk])
     # The first request computes the rows: 1 club, 2 season with its finished sessions'
     # aggregates, 3 the players shown by initials, 4 the cache (a miss); then in one snapshot
@@ -603,9 +606,10 @@ def _count_queries(client, django_assert_num_queries, club, season, sessions):
     with django_assert_num_queries(4):
         assert client.get(standings_url).status_code == 200
     # 1 club, 2 player, 3 seasons, 4 session results, 5 round scores, 6 longest run,
-    # 7 league points, 8 head-to-head, 9 latest sessions, 10 seats and 11 round scores of the
+    # 7 league points, 8-9 the ratings' key and state (current: refreshed above), 10 the
+    # rating history, 11 head-to-head, 12 latest sessions, 13 seats and 14 round scores of the
     # latest session for its chart.
-    with django_assert_num_queries(11):
+    with django_assert_num_queries(14):
         assert client.get(reverse("league_player", args=[club.slug, anne.pk])).status_code == 200
     # 1 club, 2 players for the filter, 3 table labels, 4 count, 5 the page of sessions,
     # 6 their results with the players.

@@ -844,6 +844,8 @@ def pages(world: dict[str, Any]) -> dict[str, str]:
             "league_season_rounds_csv", args=[slug, world["season"].pk]
         ),
         "league_player": reverse("league_player", args=[slug, world["player"].pk]),
+        "league_ratings": reverse("league_ratings", args=[slug]),
+        "league_ratings_csv": reverse("league_ratings_csv", args=[slug]),
         "league_archive": reverse("league_archive", args=[slug]),
         "league_session": reverse("league_session", args=[slug, session.pk]),
         "league_session_export": reverse("league_session_export", args=[slug, session.pk]),

@@ -1,0 +1,107 @@
+"""What the ratings are computed from, and the computation itself: no writes here.
+
+``rated_games`` is the one input: every finished strafpunten game of the club in the order it
+was played, with each player's final place (RULES.md §10: equal totals share a place, which
+OpenSkill takes as a tie). Toernooi tables count unless their organiser said not to
+(``Tournament.rated``). Filter here, and only here, to leave games out of the ratings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from django.db.models import Count, Max, Q, Sum
+from openskill.models import PlackettLuce
+
+from scoring.models import Session, SessionResult
+
+FINISHED = [Session.Status.FINISHED, Session.Status.LOCKED]
+
+
+def model() -> PlackettLuce:
+    """OpenSkill's Plackett-Luce model with its defaults (mu 25, sigma 25/3): one per computation,
+    so nothing is kept between requests."""
+    return PlackettLuce()
+
+
+@dataclass(frozen=True)
+class RatedGame:
+    session_id: int
+    places: tuple[tuple[int, int], ...]  # (player id, place), in place order
+
+
+def _rated_sessions(club_id: int) -> Q:
+    return (
+        Q(session__club_id=club_id, session__status__in=FINISHED, session__game="strafpunten")
+        & ~Q(session__tournament_table__series__tournament__rated=False)
+        & Q(player__isnull=False)
+    )
+
+
+def rated_games(club_id: int) -> list[RatedGame]:
+    """The club's rated games in the order they were played (day, start, id): one query. A game
+    with fewer than two players has nobody to be compared with and is left out."""
+    rows = (
+        SessionResult.objects.filter(_rated_sessions(club_id))
+        .order_by("session__played_on", "session__created_at", "session_id", "place", "player_id")
+        .values_list("session_id", "player_id", "place")
+    )
+    games: list[RatedGame] = []
+    current: list[tuple[int, int]] = []
+    current_id = None
+    for session_id, player_id, place in rows.iterator(chunk_size=5000):
+        if session_id != current_id:
+            if len(current) >= 2:
+                games.append(RatedGame(current_id, tuple(current)))
+            current, current_id = [], session_id
+        current.append((player_id, place))
+    if len(current) >= 2:
+        games.append(RatedGame(current_id, tuple(current)))
+    return games
+
+
+def history_key(club_id: int) -> str:
+    """A fingerprint of everything ``rated_games`` reads, in one aggregate query: a finished,
+    corrected, reopened, removed or moved game (version, ``updated_at``, ids), a merged player
+    (the players' ids), a toernooi that stops counting (the rows themselves) all change it."""
+    found = SessionResult.objects.filter(_rated_sessions(club_id)).aggregate(
+        rows=Count("id"),
+        players=Sum("player_id"),
+        places=Sum("place"),
+        sessions=Sum("session_id"),
+        versions=Sum("session__version"),
+        latest=Max("session__updated_at"),
+        order=Max("session__played_on"),
+    )
+    text = repr(sorted(found.items()))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Step:
+    """A player's rating after one game."""
+
+    seq: int
+    session_id: int
+    player_id: int
+    games: int
+    mu: float
+    sigma: float
+
+
+def replay(games: list[RatedGame]) -> Iterator[Step]:
+    """Each game's new ratings, game after game, as OpenSkill rates them: each player a team of
+    one, ranked by place (a shared place is a tie)."""
+    pl = model()
+    ratings: dict[int, object] = {}
+    counts: dict[int, int] = {}
+    for seq, game in enumerate(games, start=1):
+        players = [pid for pid, _ in game.places]
+        teams = [[ratings.get(pid) or pl.rating()] for pid in players]
+        rated = pl.rate(teams, ranks=[place for _, place in game.places])
+        for pid, (rating,) in zip(players, rated, strict=True):
+            ratings[pid] = rating
+            counts[pid] = counts.get(pid, 0) + 1
+            yield Step(seq, game.session_id, pid, counts[pid], rating.mu, rating.sigma)

@@ -1,0 +1,74 @@
+"""The club's ratings page and its CSV: public under the standings' rules
+(``access.league_viewer``), names by ``Viewer.name`` (initials for who asked), guests apart."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from scoring import access
+from scoring.access import Viewer
+from scoring.http import private_response
+from scoring.league.exports import csv_response
+from scoring.ratings import selectors
+from scoring.ratings.services import ratings_fresh
+
+
+def _lines(viewer: Viewer, rows: list[selectors.RatingRow]) -> list[dict]:
+    return [
+        {
+            "row": row,
+            "name": viewer.name(row.name, row.public_initials),
+            "rating": f"{row.rating:.1f}",
+            # A guest a scorer link added has no public player page until the club confirms.
+            "linked": row.confirmed or viewer.member,
+        }
+        for row in rows
+    ]
+
+
+@require_GET
+@access.requires(access.league_viewer)
+def club_ratings(request: HttpRequest, viewer: Viewer) -> HttpResponse:
+    """Queries: 1. the club (and membership); 2-3. the history's key and the one the ratings
+    were computed from (a recompute when they differ); 4. the ratings with their players."""
+    ratings_fresh(club_id=viewer.club.pk)
+    members, guests = selectors.club_ratings(viewer.club.pk)
+    return private_response(
+        render(
+            request,
+            "scoring/ratings/club.html",
+            {
+                "viewer": viewer,
+                "club": viewer.club,
+                "members": _lines(viewer, members),
+                "guests": _lines(viewer, guests),
+            },
+        )
+    )
+
+
+@require_GET
+@access.requires(access.league_viewer)
+def club_ratings_csv(request: HttpRequest, viewer: Viewer) -> HttpResponse:
+    ratings_fresh(club_id=viewer.club.pk)
+    members, guests = selectors.club_ratings(viewer.club.pk)
+    response, writer = csv_response(f"{viewer.club.slug}-rating.csv")
+    writer.writerow(["rank", "player", "guest", "rating", "mu", "sigma", "games"])
+    for row in [*members, *guests]:
+        writer.writerow(
+            [
+                row.rank,
+                viewer.name(row.name, row.public_initials),
+                int(row.is_guest),
+                # Decimals, not formatted text: a negative rating is a number, no formula.
+                Decimal(f"{row.rating:.3f}"),
+                Decimal(f"{row.mu:.3f}"),
+                Decimal(f"{row.sigma:.3f}"),
+                row.games,
+            ]
+        )
+    return response

@@ -1,0 +1,207 @@
+"""The ratings where people look: the club's page and CSV (privacy as the standings), the
+player page, the season's rules (min_sessions, guests apart, best N shown, by rating) and the
+tablet's chance before a game."""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import io
+
+import pytest
+from django.urls import reverse
+
+from scoring.clubs import services as club_services
+from scoring.lei import services
+from scoring.models import ClubMembership, Player, Season
+from scoring.ratings.services import ratings_refresh
+from tests.conftest import make_session, standings_shown
+from tests.league.test_league import finish_order
+
+DAY = datetime.date(2026, 1, 5)
+APART = "\N{EN DASH}"  # the rank cell of a row listed apart
+
+
+def play(club, order, *, days=0, season=None):
+    return services.session_import(
+        club=club,
+        data=finish_order(order),
+        season=season,
+        played_on=DAY + datetime.timedelta(days=days),
+    )
+
+
+@pytest.fixture
+def public_club(club):
+    club.standings_public = True
+    club.save()
+    return club
+
+
+@pytest.fixture
+def rated(public_club, people):
+    """Anne asked for initials; Gijs is a guest; Hugo a guest a scorer link added, unconfirmed."""
+    Player.objects.filter(name="Anne").update(public_initials=True)
+    Player.objects.create(club=public_club, name="Gijs Gast", is_guest=True)
+    Player.objects.create(
+        club=public_club, name="Hugo Link", is_guest=True, confirmed=False, public_initials=True
+    )
+    play(public_club, ["Anne", "Gijs Gast", "Bas", "Cees"])
+    play(public_club, ["Bas", "Anne", "Hugo Link", "Dirk"], days=1)
+    play(public_club, ["Anne", "Cees", "Dirk", "Eva"], days=2)
+    return public_club
+
+
+def _csv(response) -> list[list[str]]:
+    assert response["Content-Type"].startswith("text/csv")
+    return list(csv.reader(io.StringIO(response.content.decode())))
+
+
+def test_the_public_sees_initials_and_guests_apart_members_see_names(client, rated, user):
+    url = reverse("league_ratings", args=[rated.slug])
+    page = client.get(url).content.decode()
+    members = page[page.index('id="ratings"') : page.index('id="ratings-guests"')]
+    guests = page[page.index('id="ratings-guests"') :]
+    assert "A." in members  # Anne, by her initials
+    assert "Anne" not in page
+    assert "Gijs Gast" in guests
+    assert "Gijs Gast" not in members
+    assert "Hugo Link" not in page  # unconfirmed: initials, and no link to a page
+    hugo = Player.objects.get(name="Hugo Link")
+    assert f"/speler/{hugo.pk}/" not in page
+    rows = _csv(client.get(reverse("league_ratings_csv", args=[rated.slug])))
+    assert rows[0] == ["rank", "player", "guest", "rating", "mu", "sigma", "games"]
+    names = [r[1] for r in rows[1:]]
+    assert "Anne" not in names
+    assert "Hugo Link" not in names
+    assert "A." in names
+    assert {r[1]: r[2] for r in rows[1:]}["Gijs Gast"] == "1"
+
+    ClubMembership.objects.create(user=user, club=rated)
+    client.force_login(user)
+    page = client.get(url).content.decode()
+    assert "Anne" in page
+    assert "Hugo Link" in page
+    names = [r[1] for r in _csv(client.get(reverse("league_ratings_csv", args=[rated.slug])))]
+    assert "Anne" in names
+
+
+def test_a_club_that_does_not_publish_shows_no_ratings(client, club, people):
+    play(club, ["Anne", "Bas"])
+    assert client.get(reverse("league_ratings", args=[club.slug])).status_code == 404
+    assert client.get(reverse("league_ratings_csv", args=[club.slug])).status_code == 404
+
+
+def test_the_ratings_page_costs_four_queries_whatever_the_club(
+    client, rated, django_assert_num_queries
+):
+    ratings_refresh(club_id=rated.pk)
+    url = reverse("league_ratings", args=[rated.slug])
+    # 1 the club, 2 the history's key, 3 the key the ratings are of, 4 the ratings with players.
+    with django_assert_num_queries(4):
+        assert client.get(url).status_code == 200
+    for day in range(3, 13):
+        play(rated, ["Eva", "Dirk", "Cees", "Bas", "Anne"], days=day)
+    ratings_refresh(club_id=rated.pk)
+    with django_assert_num_queries(4):
+        assert client.get(url).status_code == 200
+
+
+def test_the_player_page_shows_the_rating_and_its_chart(client, rated):
+    anne = Player.objects.get(name="Anne")
+    page = client.get(reverse("league_player", args=[rated.slug, anne.pk])).content.decode()
+    section = page[page.index('id="rating"') :]
+    assert 'data-stat="rating"' in section
+    assert "na 3 sessies" in section
+    assert '<svg class="lei-chart"' in section
+    assert "Anne" not in page  # the chart's legend too is by initials
+
+
+def test_min_sessions_puts_who_played_too_few_evenings_under_the_line(client, rated):
+    season = Season.objects.create(club=rated, name="Lente", starts_on=DAY, min_sessions=2)
+    play(rated, ["Anne", "Bas", "Cees", "Gijs Gast"], days=10, season=season)
+    play(rated, ["Bas", "Anne", "Dirk"], days=10, season=season)  # Dirk: one evening
+    play(rated, ["Cees", "Anne", "Bas"], days=11, season=season)
+    page = client.get(reverse("league_season", args=[rated.slug, season.pk]))
+    shown = standings_shown(page)
+    html = page.content.decode()
+    assert {row[1] for row in shown[:3]} == {"A.", "Bas", "Cees"}
+    assert all(row[0][0].isdigit() for row in shown[:3])
+    assert [row[0] for row in shown[3:]] == [APART, APART]
+    assert [row[1] for row in shown[3:]] == ["Dirk", "Gijs Gast"]
+    dirk = Player.objects.get(name="Dirk").pk
+    assert html.index('id="not-yet"') < html.index(f'data-player="{dirk}"')
+    assert html.index('id="guests"') > html.index('id="not-yet"')
+    # The CSV says the same: no rank for who is listed apart.
+    rows = _csv(client.get(reverse("league_season_csv", args=[rated.slug, season.pk])))
+    assert [(r[0], r[1], r[-1]) for r in rows[4:]] == [
+        ("", "Dirk", "not_yet"),
+        ("", "Gijs Gast", "guest"),
+    ]
+
+
+def test_a_guest_never_pushes_a_member_down(client, rated):
+    season = Season.objects.create(club=rated, name="Zomer", starts_on=DAY)
+    play(rated, ["Gijs Gast", "Bas", "Cees"], days=20, season=season)
+    shown = standings_shown(client.get(reverse("league_season", args=[rated.slug, season.pk])))
+    assert [(row[0], row[1]) for row in shown] == [
+        ("1", "Bas"),
+        ("2", "Cees"),
+        (APART, "Gijs Gast"),
+    ]
+
+
+def test_best_n_lists_each_players_counted_and_dropped_sessions(client, rated):
+    season = Season.objects.create(club=rated, name="Herfst", starts_on=DAY, ranking={"best_n": 2})
+    play(rated, ["Bas", "Cees", "Dirk"], days=30, season=season)  # Bas 2
+    play(rated, ["Cees", "Bas", "Dirk"], days=31, season=season)  # Bas 1
+    play(rated, ["Cees", "Dirk", "Bas"], days=32, season=season)  # Bas 0
+    html = client.get(reverse("league_season", args=[rated.slug, season.pk])).content.decode()
+    bas = Player.objects.get(name="Bas").pk
+    line = html[html.index(f'data-games="{bas}"') :]
+    line = line[: line.index("</tr>")]
+    assert "geteld: 2 · 1" in line
+    assert "geschrapt: <s>0</s>" in line
+
+
+def test_a_season_ranked_by_rating(client, rated):
+    season = Season.objects.create(
+        club=rated, name="Rating", starts_on=DAY, ranking={"scoring": "rating"}
+    )
+    for day in range(40, 44):
+        play(rated, ["Dirk", "Eva", "Bas"], days=day, season=season)
+    shown = standings_shown(client.get(reverse("league_season", args=[rated.slug, season.pk])))
+    assert [row[1].split()[0] for row in shown] == ["Dirk", "Eva", "Bas"]
+    # A correction of an earlier game, in another season, reaches the page: the key follows.
+    Player.objects.filter(name="Bas").update(public_initials=False)
+    again = standings_shown(client.get(reverse("league_season", args=[rated.slug, season.pk])))
+    assert again == shown
+
+
+def test_the_tablet_shows_the_chances_only_where_the_club_wants_them(client, rated, user):
+    for day in range(5):
+        play(rated, ["Anne", "Bas", "Cees", "Dirk"], days=day)
+    ClubMembership.objects.create(user=user, club=rated)
+    client.force_login(user)
+    game = make_session(rated, ["Anne", "Bas", "Cees", "Dirk"])
+    url = reverse("tablet", args=[game.pk])
+    assert 'id="win-chances"' not in client.get(url).content.decode()
+    rated.win_chance = True
+    rated.save()
+    page = client.get(url).content.decode()
+    chances = page[page.index('id="win-chances"') :]
+    chances = chances[: chances.index("</p>")]
+    assert "Anne" in chances
+    assert "%" in chances
+
+
+def test_a_merge_shows_on_the_ratings_page_at_once(client, rated):
+    twice = Player.objects.create(club=rated, name="Eva Twee", is_guest=True)
+    play(rated, ["Eva Twee", "Bas"], days=50)
+    client.get(reverse("league_ratings", args=[rated.slug]))
+    club_services.player_merge(keep=Player.objects.get(name="Eva"), remove=twice)
+    page = client.get(reverse("league_ratings", args=[rated.slug])).content.decode()
+    assert "Eva Twee" not in page
+    eva = Player.objects.get(name="Eva").pk
+    row = page[page.index(f'data-player="{eva}"') :]
+    assert '<td class="num">2</td></tr>' in row[: row.index("</tr>") + 5]

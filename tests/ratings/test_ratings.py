@@ -1,0 +1,189 @@
+"""The club's ratings: OpenSkill's own numbers on a fixed history, and always those of a fresh
+computation after a game is corrected, removed or merged."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+from openskill.models import PlackettLuce
+
+from scoring.clubs import services as club_services
+from scoring.lei import services
+from scoring.models import Player, RatingSnapshot, Season, Session
+from scoring.ratings import selectors
+from scoring.ratings.history import rated_games, replay
+from scoring.ratings.services import ratings_fresh, ratings_refresh
+from tests.league.test_league import finish_order
+
+DAY = datetime.date(2026, 1, 5)
+
+
+def play(club, order, *, days=0, season=None) -> Session:
+    return services.session_import(
+        club=club,
+        data=finish_order(order),
+        season=season,
+        played_on=DAY + datetime.timedelta(days=days),
+    )
+
+
+def stored(club) -> dict[tuple[int, str], tuple[float, float]]:
+    return {
+        (s.seq, s.player.name): (s.mu, s.sigma)
+        for s in RatingSnapshot.objects.filter(club=club).select_related("player")
+    }
+
+
+def computed_afresh(club) -> dict[tuple[int, str], tuple[float, float]]:
+    names = dict(Player.objects.filter(club=club).values_list("id", "name"))
+    return {
+        (step.seq, names[step.player_id]): (step.mu, step.sigma)
+        for step in replay(rated_games(club.pk))
+    }
+
+
+def test_the_ratings_are_openskills_own_on_a_fixed_history(club, people):
+    play(club, ["Anne", "Bas", "Cees", "Dirk"])
+    play(club, ["Cees", ("Anne", "Dirk"), "Bas"], days=1)  # Anne and Dirk share second place
+    play(club, ["Bas", "Eva", "Anne"], days=2)
+    ratings_refresh(club_id=club.pk)
+
+    pl = PlackettLuce()
+    r = {name: pl.rating() for name in ["Anne", "Bas", "Cees", "Dirk", "Eva"]}
+    for order, ranks in [
+        (["Anne", "Bas", "Cees", "Dirk"], [1, 2, 3, 4]),
+        (["Cees", "Anne", "Dirk", "Bas"], [1, 2, 2, 4]),
+        (["Bas", "Eva", "Anne"], [1, 2, 3]),
+    ]:
+        rated = pl.rate([[r[n]] for n in order], ranks=ranks)
+        for name, (rating,) in zip(order, rated, strict=True):
+            r[name] = rating
+
+    members, guests = selectors.club_ratings(club.pk)
+    assert guests == []
+    got = {row.name: (row.mu, row.sigma, row.games) for row in members}
+    games = {"Anne": 3, "Bas": 3, "Cees": 2, "Dirk": 2, "Eva": 1}
+    for name, rating in r.items():
+        assert got[name][0] == pytest.approx(rating.mu, abs=1e-9)
+        assert got[name][1] == pytest.approx(rating.sigma, abs=1e-9)
+        assert got[name][2] == games[name]
+    # Best first by mu - 3 sigma, the one number shown.
+    shown = [row.rating for row in members]
+    assert shown == sorted(shown, reverse=True)
+    assert members[0].rating == pytest.approx(max(x.mu - 3 * x.sigma for x in r.values()))
+    anne = selectors.player_history(people["Anne"].pk)
+    assert len(anne) == 3
+    assert anne[-1] == pytest.approx(r["Anne"].mu - 3 * r["Anne"].sigma)
+
+
+def test_games_are_rated_in_the_order_they_were_played_not_stored(club, people):
+    later = play(club, ["Anne", "Bas", "Cees"], days=3)
+    earlier = play(club, ["Cees", "Bas", "Anne"], days=0)
+    assert [g.session_id for g in rated_games(club.pk)] == [earlier.pk, later.pk]
+
+
+def test_finishing_a_game_through_the_lei_rates_it(club, people, session):
+    from tests.conftest import play_rounds, record
+
+    record(session, "penalty", "Dirk", points=20, reason="test")
+    play_rounds(session, ["Anne"])
+    for name in ["Bas", "Cees"]:
+        record(session, "penalty", name, points=20, reason="test")
+        play_rounds(session, ["Anne"])
+    session.refresh_from_db()
+    assert session.status == Session.Status.FINISHED
+    # The funnel refreshed them in the write: no page needed.
+    assert RatingSnapshot.objects.filter(session=session).count() == 4
+    assert stored(club) == computed_afresh(club)
+
+
+def test_a_corrected_game_changes_the_ratings_exactly_as_a_recompute_does(club, people):
+    first = play(club, ["Anne", "Bas", "Cees", "Dirk"])
+    play(club, ["Bas", "Anne", "Dirk", "Cees"], days=1)
+    play(club, ["Cees", "Dirk", "Anne", "Bas"], days=2)
+    ratings_refresh(club_id=club.pk)
+    before = stored(club)
+
+    # The first game's last round: Anne took the penalty and Bas won, so Bas is toepkoning.
+    first.refresh_from_db()
+    services.round_replace_events(
+        session=first,
+        number=3,
+        events=[
+            {"type": "penalty", "player": "Anne", "points": 10, "reason": "test"},
+            {"type": "win", "player": "Bas"},
+        ],
+        version=first.version,
+        key="correct-1",
+    )
+    after = stored(club)  # the funnel recomputed them in the correction's write
+    assert after != before
+    assert after == computed_afresh(club)
+    # And a recompute from nothing gives the very same numbers.
+    RatingSnapshot.objects.filter(club=club).delete()
+    club.rating_state.key = ""
+    club.rating_state.save()
+    ratings_refresh(club_id=club.pk)
+    assert stored(club) == after
+
+
+def test_a_removed_game_and_a_merged_player_are_recomputed_by_the_next_page(club, people):
+    play(club, ["Anne", "Bas", "Cees"])
+    gone = play(club, ["Cees", "Bas", "Anne"], days=1)
+    twice = Player.objects.create(club=club, name="Anne J", is_guest=True)
+    services.session_import(
+        club=club,
+        data={**finish_order(["Anne J", "Dirk", "Bas"])},
+        played_on=DAY + datetime.timedelta(days=2),
+    )
+    ratings_refresh(club_id=club.pk)
+
+    gone.delete()  # as the admin deletes it
+    ratings_fresh(club_id=club.pk)
+    assert stored(club) == computed_afresh(club)
+    assert not RatingSnapshot.objects.filter(session_id=gone.pk).exists()
+
+    club_services.player_merge(keep=people["Anne"], remove=twice)
+    ratings_fresh(club_id=club.pk)
+    assert stored(club) == computed_afresh(club)
+    assert RatingSnapshot.objects.get(player=people["Anne"], latest=True).games == 2
+
+
+def test_a_toernooi_counts_unless_its_organiser_says_not_to(club, people):
+    from scoring.models import Series, Tournament, TournamentTable
+
+    game = play(club, ["Anne", "Bas", "Cees", "Dirk"])
+    tournament = Tournament.objects.create(club=club, name="Kerst")
+    series = Series.objects.create(tournament=tournament, number=1, seed=1)
+    TournamentTable.objects.create(series=series, number=1, session=game)
+    assert [g.session_id for g in rated_games(club.pk)] == [game.pk]
+    ratings_fresh(club_id=club.pk)
+    assert RatingSnapshot.objects.filter(session=game).count() == 4
+
+    tournament.rated = False
+    tournament.save()
+    assert rated_games(club.pk) == []
+    ratings_fresh(club_id=club.pk)
+    assert not RatingSnapshot.objects.filter(club=club).exists()
+
+
+def test_the_season_ranking_by_rating_takes_each_players_last_game_of_the_season(club, people):
+    season = Season.objects.create(club=club, name="Winter", starts_on=DAY)
+    play(club, ["Anne", "Bas", "Cees"], season=season)
+    play(club, ["Bas", "Cees", "Anne"], season=season, days=1)
+    play(club, ["Anne", "Bas", "Cees"], days=9)  # after the season: not in its ranking
+    ratings_refresh(club_id=club.pk)
+    by_season = selectors.season_ratings(season)
+    history = selectors.player_history(people["Anne"].pk)
+    assert by_season[people["Anne"].pk] == (pytest.approx(history[1]), 2)
+
+
+def test_win_chances_sum_to_one_and_favour_the_better_rated(club, people):
+    for day in range(5):
+        play(club, ["Anne", "Bas", "Cees", "Dirk"], days=day)
+    ratings_refresh(club_id=club.pk)
+    ids = [people[n].pk for n in ["Anne", "Bas", "Cees", "Dirk", "Eva"]]
+    chances = selectors.win_chances(club.pk, ids)
+    assert sum(chances.values()) == pytest.approx(1)
+    assert chances[ids[0]] > chances[ids[1]] > chances[ids[3]]
