@@ -50,7 +50,7 @@ from scoring import access
 from scoring.http import HtmxHttpRequest
 from scoring.models import Club, Player, Series, Tournament, TournamentTable
 from scoring.svg import qr_svg
-from scoring.toernooi import corrections
+from scoring.toernooi import checkin, corrections
 from scoring.toernooi import results as tournament_results
 from scoring.toernooi import selectors as tournament_selectors
 from scoring.toernooi import services as tournaments
@@ -222,7 +222,7 @@ def tournament_checkin(request: HtmxHttpRequest, tournament: Tournament) -> Http
             if action == "guest":
                 guest_form = GuestForm(request.POST)
                 if guest_form.is_valid():
-                    tournaments.tournament_check_in(
+                    checkin.tournament_check_in(
                         tournament=tournament,
                         guests=[guest_form.cleaned_data["name"]],
                         actor=request.user,
@@ -233,7 +233,7 @@ def tournament_checkin(request: HtmxHttpRequest, tournament: Tournament) -> Http
                 if player is None:
                     messages.error(request, gettext("Die speler is niet van deze club."))
                 elif action == "in":
-                    tournaments.tournament_check_in(
+                    checkin.tournament_check_in(
                         tournament=tournament, players=[player], actor=request.user
                     )
                 else:

@@ -27,6 +27,7 @@ from django.utils import timezone
 from scoring import access
 from scoring.lei import seals, services
 from scoring.models import ClubInvitation, ClubMembership, Season, Session
+from scoring.toernooi import checkin
 from scoring.toernooi import services as tournaments
 from tests.conftest import make_club, make_session, record
 from tests.safety import note
@@ -284,7 +285,7 @@ def build_world(django_user_model) -> World:
     }
     player_id = session.seats.get(position=1).player_id
     tournament = tournaments.tournament_create(club=club, name="Toernooi", series_count=2)
-    tournaments.tournament_check_in(tournament=tournament, players=club.players.all()[:4])
+    checkin.tournament_check_in(tournament=tournament, players=club.players.all()[:4])
     series = tournaments.series_draw(tournament=tournament, expected_number=1, seed=1)
     tournaments.series_start(series=series)
     invitation = ClubInvitation.objects.create(club=club)
