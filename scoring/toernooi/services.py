@@ -130,6 +130,20 @@ class DrawTaken(TournamentError):
         )
 
 
+class DrawChanged(TournamentError):
+    """The page acted on a draw of the series that was drawn again (or swapped) since."""
+
+    def __init__(self, series: Series) -> None:
+        self.series = series
+        super().__init__(
+            _(
+                "Iemand anders heeft intussen opnieuw geloot (of gewisseld): hier is de nieuwe"
+                " indeling van serie %(number)s. Er is niets veranderd."
+            )
+            % {"number": series.number}
+        )
+
+
 class SeatedTwice(TournamentError):
     def __init__(self, player: Player) -> None:
         super().__init__(
@@ -311,21 +325,46 @@ def series_draw(
         return series
 
 
-def series_redraw(*, series: Series, seed: int | None = None, actor: Any = None) -> Series:
+def series_redraw(
+    *,
+    series: Series,
+    seed: int | None = None,
+    expected_draw: int | None = None,
+    actor: Any = None,
+) -> Series:
     """Draw a series again before it starts: after a late check-in or a withdrawal, or when
-    the organiser does not like the draw. Without ``seed`` a new one is drawn."""
+    the organiser does not like the draw. Without ``seed`` a new one is drawn.
+    ``expected_draw`` is the ``draw_version`` the organiser's page showed: of two organisers
+    redrawing at once, the second gets ``DrawChanged`` (the tournament's lock orders them)."""
     with transaction.atomic():
         locked = lock_tournament(series.tournament)
         must_be_open(locked)
-        series = Series.objects.select_for_update().get(pk=series.pk)
-        _must_be_drawn(series)
+        series = _drawn_as_shown(series, expected_draw)
         if series.final:
             raise TournamentError(_("De finaletafel wordt niet opnieuw geloot."))
+        before = series.seed
         TableSeat.objects.filter(series=series).delete()
         series.tables.all().delete()
         series.seed = draw_seed(seed)
+        series.draw_version += 1
         _seat(series, locked)
+        tournament_audit(
+            locked,
+            actor=actor,
+            action=AuditEntry.Action.SERIES_REDRAW,
+            before={"series": series.number, "seed": before},
+            after={"series": series.number, "seed": series.seed},
+        )
         return series
+
+
+def _drawn_as_shown(series: Series, expected_draw: int | None) -> Series:
+    """The series locked, still drawn, and (with ``expected_draw``) the draw the page showed."""
+    series = Series.objects.select_for_update().get(pk=series.pk)
+    _must_be_drawn(series)
+    if expected_draw is not None and expected_draw != series.draw_version:
+        raise DrawChanged(series)
+    return series
 
 
 def draw_seed(seed: int | None) -> int:
@@ -387,13 +426,20 @@ def store_tables(
     )
 
 
-def series_swap(*, series: Series, a: Player, b: Player, actor: Any = None) -> Series:
+def series_swap(
+    *,
+    series: Series,
+    a: Player,
+    b: Player,
+    expected_draw: int | None = None,
+    actor: Any = None,
+) -> Series:
     """Swap two players of a drawn series (other tables: they trade seats; one table: they
-    trade places at it). A first dealer moves with the seat."""
+    trade places at it). A first dealer moves with the seat. ``expected_draw``: as for
+    ``series_redraw``."""
     with transaction.atomic():
         lock_tournament(series.tournament)
-        series = Series.objects.select_for_update().get(pk=series.pk)
-        _must_be_drawn(series)
+        series = _drawn_as_shown(series, expected_draw)
         if a.pk == b.pk:
             raise SeatedTwice(a)
         seats = {s.player_id: s for s in series.seats.select_for_update().filter(player__in=[a, b])}
@@ -422,7 +468,8 @@ def series_swap(*, series: Series, a: Player, b: Player, actor: Any = None) -> S
                 table.save(update_fields=["dealer"])
         # The organiser sees what the swap did to the repeat pairs.
         series.repeat_pairs = _repeats(series)
-        series.save(update_fields=["repeat_pairs"])
+        series.draw_version += 1
+        series.save(update_fields=["repeat_pairs", "draw_version"])
         return series
 
 
@@ -448,14 +495,14 @@ def _must_be_drawn(series: Series) -> None:
         )
 
 
-def series_start(*, series: Series, actor: Any = None) -> Series:
+def series_start(*, series: Series, expected_draw: int | None = None, actor: Any = None) -> Series:
     """Start a drawn series: each table's game becomes a session (seats and first dealer as
-    drawn). Refused when the check-ins changed after the draw: draw it again first."""
+    drawn). Refused when the check-ins changed after the draw: draw it again first; and with
+    ``expected_draw``, when the draw is no longer the one the page showed."""
     with transaction.atomic():
         tournament = lock_tournament(series.tournament)
         must_be_open(tournament)
-        series = Series.objects.select_for_update().get(pk=series.pk)
-        _must_be_drawn(series)
+        series = _drawn_as_shown(series, expected_draw)
         tables = list(series.tables.select_related("dealer").prefetch_related(SEATS_IN_ORDER))
         seated = {s.player_id for t in tables for s in t.seats.all()}
         if not series.final:

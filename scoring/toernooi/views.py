@@ -327,6 +327,15 @@ def tournament_draw(request: HttpRequest, tournament: Tournament) -> HttpRespons
     return redirect(series_url(series))
 
 
+def _shown_draw(request: HttpRequest) -> int | None:
+    """The ``draw_version`` of the series as the page showed it (its forms send it); a page
+    without it acts on the draw as it is now, one with a wrong one is refused as stale."""
+    text = request.POST.get("draw", "").strip()
+    if not text:
+        return None
+    return int(text) if text.isdigit() and len(text) < 10 else 0  # 0: no draw's version
+
+
 def _seed(request: HttpRequest) -> int | bool | None:
     """The seed typed in to repeat a draw, None for a new one, False when it is no number."""
     text = request.POST.get("seed", "").strip()
@@ -408,7 +417,8 @@ def _table_view(status: tournament_selectors.TableStatus) -> TableView:
 def series_write(
     request: HttpRequest, tournament: Tournament, number: int, write: Callable[[Series], str]
 ) -> HttpResponse:
-    """Run ``write(series)`` (it returns the message to show) and go back to the series."""
+    """Run ``write(series)`` (it returns the message to show) and go back to the series: after
+    ``DrawChanged`` that page shows the new draw."""
     series = series_of(tournament, number)
     try:
         done = write(series)
@@ -429,7 +439,9 @@ def series_redraw(request: HttpRequest, tournament: Tournament, number: int) -> 
         return redirect("tournament_series", tournament.pk, number)
 
     def write(series: Series) -> str:
-        series = tournaments.series_redraw(series=series, seed=seed, actor=request.user)
+        series = tournaments.series_redraw(
+            series=series, seed=seed, expected_draw=_shown_draw(request), actor=request.user
+        )
         return gettext("Serie %(number)s is opnieuw geloot (lotnummer %(seed)s).") % {
             "number": series.number,
             "seed": series.seed,
@@ -453,7 +465,9 @@ def series_swap(request: HttpRequest, tournament: Tournament, number: int) -> Ht
         return redirect("tournament_series", tournament.pk, number)
 
     def write(series: Series) -> str:
-        tournaments.series_swap(series=series, a=a, b=b, actor=request.user)
+        tournaments.series_swap(
+            series=series, a=a, b=b, expected_draw=_shown_draw(request), actor=request.user
+        )
         return gettext("%(a)s en %(b)s zijn gewisseld.") % {"a": a.name, "b": b.name}
 
     return series_write(request, tournament, number, write)
@@ -463,7 +477,9 @@ def series_swap(request: HttpRequest, tournament: Tournament, number: int) -> Ht
 @access.requires(access.organiser)
 def series_start(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
     def write(series: Series) -> str:
-        tournaments.series_start(series=series, actor=request.user)
+        tournaments.series_start(
+            series=series, expected_draw=_shown_draw(request), actor=request.user
+        )
         return gettext("Serie %(number)s is begonnen: print de tafelkaarten.") % {
             "number": series.number
         }
