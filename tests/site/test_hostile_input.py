@@ -815,6 +815,7 @@ def pages(world: dict[str, Any]) -> dict[str, str]:
         "tournament_new": reverse("tournament_new"),
         "tournament_page": reverse("tournament_page", args=[t]),
         "tournament_checkin": reverse("tournament_checkin", args=[t]),
+        "tournament_paste": reverse("tournament_paste", args=[t]),
         "tournament_draw": reverse("tournament_draw", args=[t]),
         **{
             name: reverse(name, args=[t, 1])
