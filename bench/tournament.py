@@ -112,6 +112,7 @@ def standings_cost(runs: int) -> dict[str, float]:
 
     from scoring.management.commands.simulate_tournament import play_tournament, player_names
     from scoring.models import Club
+    from scoring.toernooi import checkin
     from scoring.toernooi import selectors as tournament_selectors
     from scoring.toernooi import services as tournaments
 
@@ -126,7 +127,7 @@ def standings_cost(runs: int) -> dict[str, float]:
                 series_count=6,
                 final_table=False,
             )
-            tournaments.tournament_check_in(tournament=tournament, guests=player_names(100))
+            checkin.tournament_check_in(tournament=tournament, guests=player_names(100))
             start = time.perf_counter()
             play_tournament(tournament, random.Random(100))
             figures["build_s"] = time.perf_counter() - start

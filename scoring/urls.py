@@ -7,7 +7,7 @@ from scoring.league import archive_views, exports
 from scoring.league import views as league_views
 from scoring.lei import correction_views, start_views, viewer_views, views
 from scoring.ratings import views as rating_views
-from scoring.toernooi import room_views, table_views, wall_views
+from scoring.toernooi import checkin_views, room_views, table_views, wall_views
 from scoring.toernooi import views as tournament_views
 
 
@@ -69,6 +69,11 @@ urlpatterns = [
         "toernooi/<id:pk>/aanmelden/",
         tournament_views.tournament_checkin,
         name="tournament_checkin",
+    ),
+    path(
+        "toernooi/<id:pk>/aanmelden/lijst/",
+        checkin_views.tournament_paste,
+        name="tournament_paste",
     ),
     path("toernooi/<id:pk>/loten/", tournament_views.tournament_draw, name="tournament_draw"),
     path(

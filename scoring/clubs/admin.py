@@ -48,7 +48,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from scoring import writes
-from scoring.access import admin_club_ids
+from scoring.access import admin_club_ids, admin_memberships_of
 from scoring.clubs import services as club_services
 from scoring.clubs.admin_forms import (
     ClubForm,
@@ -204,6 +204,19 @@ class ClubScopedAdmin(SelectionChecked, ClubScopedPermissions, admin.ModelAdmin)
         if obj is not None and self.club_path == "club" and "club" not in fields:
             fields.append("club")
         return fields
+
+    def get_changeform_initial_data(self, request: HttpRequest) -> dict[str, Any]:
+        """A new object of an admin of one club is of that club: adding eighteen players is
+        eighteen names, not eighteen times the same club chosen (a superuser with one club's
+        membership too)."""
+        initial = super().get_changeform_initial_data(request)
+        if self.club_path == "club" and "club" not in initial:
+            ids = admin_club_ids(request)
+            if ids is None:
+                ids = set(admin_memberships_of(request.user).values_list("club_id", flat=True))
+            if len(ids) == 1:
+                initial["club"] = next(iter(ids))
+        return initial
 
     def object_or_404(self, request: HttpRequest, object_id: str) -> Any:
         """The object in scope, or 404: the same answer whether it is another club's or gone."""

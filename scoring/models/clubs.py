@@ -103,7 +103,14 @@ class Player(models.Model):
         constraints = [
             # Anne and anne are one person at the table: the lei matches names ignoring case.
             models.UniqueConstraint(
-                models.F("club"), Lower("name"), name="player_name_unique_in_club_ignoring_case"
+                models.F("club"),
+                Lower("name"),
+                name="player_name_unique_in_club_ignoring_case",
+                # What a form shows when the database's comparison finds a name the lei's
+                # (scoring/names.py) did not: the same words, never the constraint's name.
+                violation_error_message=_(
+                    "The club has a player of this name already (as the lei compares names)."
+                ),
             ),
             models.CheckConstraint(condition=~Q(name=""), name="player_name_not_empty"),
             models.CheckConstraint(

@@ -275,6 +275,8 @@ class AuditEntry(models.Model):
         PAPER_UNDO = "paper_undo", _("paper lei taken back")
         SERIES_CLOSE = "series_close", _("series closed")
         SERIES_REOPEN = "series_reopen", _("series reopened")
+        SERIES_REDRAW = "series_redraw", _("series drawn again")
+        CHECK_IN = "checkin", _("checked in")
         JOIN = "join", _("joined by invitation")
 
     session = models.ForeignKey(

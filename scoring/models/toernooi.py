@@ -150,6 +150,10 @@ class Series(models.Model):
     # Pairs that meet again in this draw because no draw avoided it: [[player id, id], ...].
     repeat_pairs = models.JSONField(_("herhaalde paren"), default=list, blank=True)
     drawn_at = models.DateTimeField(_("geloot op"), default=timezone.now)
+    # One more with every new draw or swap: a page acts on the draw it shows, so the second of
+    # two organisers redrawing at once is told instead of redrawing again
+    # (scoring/toernooi/services.py, ``DrawChanged``).
+    draw_version = models.PositiveIntegerField(_("versie van de indeling"), default=1)
     # The round timer of a series played "at a time" (scoring/toernooi/clock.py): kept here,
     # not in a browser, so that every TV shows the same time left and a reload keeps it.
     clock_ends_at = models.DateTimeField(_("klok loopt tot"), null=True, blank=True)

@@ -9,7 +9,7 @@ Decisions of our own, where the rules say nothing:
 
 - **Tapping a player "out" who has not played yet takes their check-in back**, as if it was
   never made: no "vertrokken" line, no row in the standings, on the TV or in the prize list.
-  One who played a series withdraws (``services.tournament_withdraw``) and keeps it.
+  One who played a series withdraws (``checkin.tournament_withdraw``) and keeps it.
 - **A closed series is closed for its tables' scorer links** (``Session.result_closed``): no
   tap, round correction or new game; the organiser still corrects a result, as long as the
   game stays over. A game that must play on needs the series reopened first.
@@ -37,11 +37,11 @@ from scoring.models import (
     Tournament,
 )
 from scoring.toernooi.audit import tournament_audit
+from scoring.toernooi.checkin import tournament_withdraw
 from scoring.toernooi.services import (
     TournamentError,
     lock_tournament,
     must_be_open,
-    tournament_withdraw,
 )
 
 UNDONE = "undone"

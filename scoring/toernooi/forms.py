@@ -161,6 +161,20 @@ class GuestForm(forms.Form):
         return name
 
 
+class PasteForm(forms.Form):
+    """A pasted list of names, one a line (``checkin.paste_plan`` reads the lines), and the
+    digest of the plan the organiser was shown when they save it."""
+
+    names = forms.CharField(
+        label=_("Plak een lijst met namen, één per regel"),
+        # 200 names of 40 characters with room for spaces; longer is refused, not cut.
+        max_length=20_000,
+        strip=False,
+        widget=forms.Textarea(attrs={"rows": 12, "autocomplete": "off", "spellcheck": "false"}),
+    )
+    plan = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
+
+
 class SwapForm(forms.Form):
     # Player ids, bounded as the URLs' ids are (scoring/urls.py): a 400-digit number is no id.
     a = forms.IntegerField(label=_("Speler"), min_value=1, max_value=10**18 - 1)

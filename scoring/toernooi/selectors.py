@@ -452,7 +452,41 @@ def _correction_text(entry: AuditEntry) -> str:
         if after.get("final_taken_back"):
             text += " " + gettext("(de finaletafel is teruggenomen)")
         return text
+    if entry.action == Action.SERIES_REDRAW:
+        return gettext("Opnieuw geloot: %(where)s (lotnummer %(seed)s)") % {
+            "where": where,
+            "seed": after.get("seed"),
+        }
+    if entry.action == Action.CHECK_IN:
+        return checked_in_text(after)
     return entry.get_action_display()
+
+
+def checked_in_text(after: dict[str, Any]) -> str:
+    """A check-in the log keeps (scoring/toernooi/checkin.py): a walk-in taken for a player of
+    the club when asked, a pasted list, or a player also in another tournament that evening."""
+    parts = []
+    for typed, player in after.get("matched") or []:
+        parts.append(
+            gettext("binnenloper “%(typed)s” is %(player)s") % {"typed": typed, "player": player}
+        )
+    new = after.get("new_guests") or []
+    if new:
+        parts.append(gettext("nieuwe gasten: %(names)s") % {"names": ", ".join(new)})
+    known = after.get("players") or []
+    if known:
+        parts.append(gettext("spelers van de club: %(names)s") % {"names": ", ".join(known)})
+    for player, others in (after.get("also_in") or {}).items():
+        parts.append(
+            gettext("%(player)s speelt vanavond ook in %(others)s")
+            % {"player": player, "others": ", ".join(others)}
+        )
+    head = (
+        gettext("Lijst aangemeld (%(count)s)") % {"count": after.get("count", 0)}
+        if after.get("via") == "paste"
+        else gettext("Aangemeld")
+    )
+    return f"{head}: {'; '.join(parts)}" if parts else head
 
 
 @dataclass

@@ -50,7 +50,7 @@ import datetime
 import random
 import secrets
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from itertools import combinations, pairwise
 from typing import Any
 
@@ -60,7 +60,6 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from scoring import writes
-from scoring.clubs import services as club_services
 from scoring.engine import Refusal, resolve_rules
 from scoring.lei import services
 from scoring.lei.forms import refusal_text
@@ -73,10 +72,8 @@ from scoring.models import (
     Session,
     TableSeat,
     Tournament,
-    TournamentEntry,
     TournamentTable,
 )
-from scoring.names import name_key, tidy
 from scoring.toernooi import draw
 from scoring.toernooi.audit import tournament_audit
 from scoring.toernooi.selectors import SEATS_IN_ORDER, present_for, series_overview
@@ -130,6 +127,20 @@ class DrawTaken(TournamentError):
                 " geloote serie is %(current)s. Bekijk de nieuwe indeling."
             )
             % {"expected": expected, "current": current}
+        )
+
+
+class DrawChanged(TournamentError):
+    """The page acted on a draw of the series that was drawn again (or swapped) since."""
+
+    def __init__(self, series: Series) -> None:
+        self.series = series
+        super().__init__(
+            _(
+                "Iemand anders heeft intussen opnieuw geloot (of gewisseld): hier is de nieuwe"
+                " indeling van serie %(number)s. Er is niets veranderd."
+            )
+            % {"number": series.number}
         )
 
 
@@ -239,107 +250,6 @@ def checked_points(points: Sequence[int] | None) -> list[int]:
     return points
 
 
-def tournament_check_in(
-    *,
-    tournament: Tournament,
-    players: Iterable[Player] = (),
-    guests: Iterable[str] = (),
-    actor: Any = None,
-) -> list[TournamentEntry]:
-    """Check in club members (``players``) and walk-ins (``guests``, by name: a known name is
-    that player, a new one becomes a guest of the club). Before the first series starts they
-    play from series 1; later, from the next series (see the module docstring). Checking in a
-    player who is already in changes nothing; one who withdrew comes back only if they have
-    not missed a series."""
-    players = list(players)
-    names = _guest_names(guests)
-    with transaction.atomic():
-        locked = lock_tournament(tournament)
-        must_be_open(locked)
-        for player in players:
-            if player.club_id != locked.club_id:
-                raise TournamentError(
-                    _("%(player)s is geen speler van deze club.") % {"player": player.name}
-                )
-        if names:
-            try:
-                found = club_services.club_players(locked.club, names)
-            except club_services.PlayerNameClash as clash:
-                raise TournamentError(str(clash)) from clash
-            players += [found[n] for n in names]
-        first = _joining_series(locked)
-        if first > locked.series_count:
-            raise TournamentError(
-                _("Alle series zijn begonnen: er kan niemand meer bij dit toernooi.")
-            )
-        existing = {e.player_id: e for e in locked.entries.select_for_update()}
-        if len({p.pk for p in players} | set(existing)) > MAX_PLAYERS:
-            raise TournamentError(
-                _("Een toernooi heeft hoogstens %(max)s spelers.") % {"max": MAX_PLAYERS}
-            )
-        entries: list[TournamentEntry] = []
-        for player in dict.fromkeys(players):
-            entry = existing.get(player.pk)
-            if entry is None:
-                entry = TournamentEntry.objects.create(
-                    tournament=locked, player=player, from_series=first
-                )
-            elif entry.withdrawn_after is not None:
-                if entry.withdrawn_after < first - 1:
-                    raise TournamentError(
-                        _(
-                            "%(player)s heeft zich na serie %(series)s teruggetrokken en kan"
-                            " niet meer terugkomen."
-                        )
-                        % {"player": player.name, "series": entry.withdrawn_after}
-                    )
-                entry.withdrawn_after = None
-                entry.save(update_fields=["withdrawn_after"])
-            entries.append(entry)
-        return entries
-
-
-def _guest_names(guests: Iterable[str]) -> list[str]:
-    """The walk-ins' names, checked as the club's player names are (scoring/names.py)."""
-    names: list[str] = []
-    longest = Player._meta.get_field("name").max_length
-    for given in guests:
-        name = tidy(given) if isinstance(given, str) else ""
-        if not name:
-            continue
-        if len(name) > longest or "\x00" in name:
-            raise TournamentError(
-                _("%(name)s… is geen bruikbare naam (hoogstens %(max)s tekens).")
-                % {"name": name[:20], "max": longest}
-            )
-        if name_key(name) in {name_key(n) for n in names}:
-            raise TournamentError(_("%(name)s staat twee keer in de lijst.") % {"name": name})
-        names.append(name)
-    return names
-
-
-def tournament_withdraw(
-    *, tournament: Tournament, player: Player, actor: Any = None
-) -> TournamentEntry:
-    """``player`` leaves: a game they are playing goes on (it counts, as do the series they
-    played), and they are out of the next draw."""
-    with transaction.atomic():
-        locked = lock_tournament(tournament)
-        must_be_open(locked)
-        entry = locked.entries.select_for_update().filter(player=player).first()
-        if entry is None:
-            raise TournamentError(
-                _("%(player)s is niet aangemeld voor dit toernooi.") % {"player": player.name}
-            )
-        if entry.withdrawn_after is not None:
-            raise TournamentError(
-                _("%(player)s heeft zich al teruggetrokken.") % {"player": player.name}
-            )
-        entry.withdrawn_after = max(0, _joining_series(locked) - 1)
-        entry.save(update_fields=["withdrawn_after"])
-        return entry
-
-
 def lock_tournament(tournament: Tournament) -> Tournament:
     return Tournament.objects.select_for_update().select_related("club").get(pk=tournament.pk)
 
@@ -356,7 +266,7 @@ def latest_series(tournament: Tournament, *, final: bool | None = False) -> Seri
     return series.order_by("-number").first()
 
 
-def _joining_series(tournament: Tournament) -> int:
+def joining_series(tournament: Tournament) -> int:
     """The first series a player checked in now plays: a series only drawn still takes them
     (after a new draw), a started one does not."""
     latest = latest_series(tournament)
@@ -415,21 +325,46 @@ def series_draw(
         return series
 
 
-def series_redraw(*, series: Series, seed: int | None = None, actor: Any = None) -> Series:
+def series_redraw(
+    *,
+    series: Series,
+    seed: int | None = None,
+    expected_draw: int | None = None,
+    actor: Any = None,
+) -> Series:
     """Draw a series again before it starts: after a late check-in or a withdrawal, or when
-    the organiser does not like the draw. Without ``seed`` a new one is drawn."""
+    the organiser does not like the draw. Without ``seed`` a new one is drawn.
+    ``expected_draw`` is the ``draw_version`` the organiser's page showed: of two organisers
+    redrawing at once, the second gets ``DrawChanged`` (the tournament's lock orders them)."""
     with transaction.atomic():
         locked = lock_tournament(series.tournament)
         must_be_open(locked)
-        series = Series.objects.select_for_update().get(pk=series.pk)
-        _must_be_drawn(series)
+        series = _drawn_as_shown(series, expected_draw)
         if series.final:
             raise TournamentError(_("De finaletafel wordt niet opnieuw geloot."))
+        before = series.seed
         TableSeat.objects.filter(series=series).delete()
         series.tables.all().delete()
         series.seed = draw_seed(seed)
+        series.draw_version += 1
         _seat(series, locked)
+        tournament_audit(
+            locked,
+            actor=actor,
+            action=AuditEntry.Action.SERIES_REDRAW,
+            before={"series": series.number, "seed": before},
+            after={"series": series.number, "seed": series.seed},
+        )
         return series
+
+
+def _drawn_as_shown(series: Series, expected_draw: int | None) -> Series:
+    """The series locked, still drawn, and (with ``expected_draw``) the draw the page showed."""
+    series = Series.objects.select_for_update().get(pk=series.pk)
+    _must_be_drawn(series)
+    if expected_draw is not None and expected_draw != series.draw_version:
+        raise DrawChanged(series)
+    return series
 
 
 def draw_seed(seed: int | None) -> int:
@@ -491,13 +426,20 @@ def store_tables(
     )
 
 
-def series_swap(*, series: Series, a: Player, b: Player, actor: Any = None) -> Series:
+def series_swap(
+    *,
+    series: Series,
+    a: Player,
+    b: Player,
+    expected_draw: int | None = None,
+    actor: Any = None,
+) -> Series:
     """Swap two players of a drawn series (other tables: they trade seats; one table: they
-    trade places at it). A first dealer moves with the seat."""
+    trade places at it). A first dealer moves with the seat. ``expected_draw``: as for
+    ``series_redraw``."""
     with transaction.atomic():
         lock_tournament(series.tournament)
-        series = Series.objects.select_for_update().get(pk=series.pk)
-        _must_be_drawn(series)
+        series = _drawn_as_shown(series, expected_draw)
         if a.pk == b.pk:
             raise SeatedTwice(a)
         seats = {s.player_id: s for s in series.seats.select_for_update().filter(player__in=[a, b])}
@@ -526,7 +468,8 @@ def series_swap(*, series: Series, a: Player, b: Player, actor: Any = None) -> S
                 table.save(update_fields=["dealer"])
         # The organiser sees what the swap did to the repeat pairs.
         series.repeat_pairs = _repeats(series)
-        series.save(update_fields=["repeat_pairs"])
+        series.draw_version += 1
+        series.save(update_fields=["repeat_pairs", "draw_version"])
         return series
 
 
@@ -552,14 +495,14 @@ def _must_be_drawn(series: Series) -> None:
         )
 
 
-def series_start(*, series: Series, actor: Any = None) -> Series:
+def series_start(*, series: Series, expected_draw: int | None = None, actor: Any = None) -> Series:
     """Start a drawn series: each table's game becomes a session (seats and first dealer as
-    drawn). Refused when the check-ins changed after the draw: draw it again first."""
+    drawn). Refused when the check-ins changed after the draw: draw it again first; and with
+    ``expected_draw``, when the draw is no longer the one the page showed."""
     with transaction.atomic():
         tournament = lock_tournament(series.tournament)
         must_be_open(tournament)
-        series = Series.objects.select_for_update().get(pk=series.pk)
-        _must_be_drawn(series)
+        series = _drawn_as_shown(series, expected_draw)
         tables = list(series.tables.select_related("dealer").prefetch_related(SEATS_IN_ORDER))
         seated = {s.player_id for t in tables for s in t.seats.all()}
         if not series.final:

@@ -49,8 +49,9 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from scoring import access
 from scoring.http import HtmxHttpRequest
 from scoring.models import Club, Player, Series, Tournament, TournamentTable
+from scoring.names import tidy
 from scoring.svg import qr_svg
-from scoring.toernooi import corrections
+from scoring.toernooi import checkin, corrections
 from scoring.toernooi import results as tournament_results
 from scoring.toernooi import selectors as tournament_selectors
 from scoring.toernooi import services as tournaments
@@ -211,6 +212,7 @@ def tournament_checkin(request: HtmxHttpRequest, tournament: Tournament) -> Http
     by name, and the list of who plays. A tap is one POST; HTMX swaps the whole check-in back
     (the count and the list change with it), a plain form is redirected back."""
     guest_form = GuestForm()
+    question: dict[str, Any] | None = None  # "Is dit Anne (lid)?" before a walk-in is checked in
     if request.method == "POST":
         # A toggle is a button named "in" or "out" whose value is the player, all in one form
         # (one CSRF token for a list of 400); a lone form may still send action and player.
@@ -219,23 +221,51 @@ def tournament_checkin(request: HtmxHttpRequest, tournament: Tournament) -> Http
         if not action and tapped:
             action = tapped
         try:
-            if action == "guest":
+            if action in ("guest", "guest-new"):
+                # A name the club knows is asked about first ("guest"); "Nee, een nieuwe gast"
+                # ("guest-new") is a guest whose name the club must not have.
                 guest_form = GuestForm(request.POST)
                 if guest_form.is_valid():
-                    tournaments.tournament_check_in(
+                    name = guest_form.cleaned_data["name"]
+                    known = checkin.club_player_named(tournament.club_id, name)
+                    if known is not None and action == "guest":
+                        question = _walk_in_question(tournament, name, known)
+                    else:
+                        try:
+                            entries = checkin.tournament_check_in(
+                                tournament=tournament,
+                                new_guests=[name],
+                                audit={"new_guests": [name]} if action == "guest-new" else None,
+                                actor=request.user,
+                            )
+                        except checkin.NameTaken as taken:
+                            refused(request, taken)
+                            question = _walk_in_question(tournament, name, taken.player)
+                        else:
+                            guest_form = GuestForm()
+                            _warn_tonight(request, tournament, {e.player_id: name for e in entries})
+            elif action == "guest-is":  # "Ja, dat is Anne"
+                player = _player(tournament, request.POST.get("player"))
+                typed = tidy(request.POST.get("typed", ""))[:40]
+                if player is None:
+                    messages.error(request, gettext("Die speler is niet van deze club."))
+                else:
+                    checkin.tournament_check_in(
                         tournament=tournament,
-                        guests=[guest_form.cleaned_data["name"]],
+                        players=[player],
+                        audit={"matched": [[typed or player.name, player.name]]},
                         actor=request.user,
                     )
-                    guest_form = GuestForm()
+                    _warn_tonight(request, tournament, {player.pk: player.name})
             elif action in ("in", "out"):
                 player = _player(tournament, request.POST.get("player", request.POST.get(action)))
                 if player is None:
                     messages.error(request, gettext("Die speler is niet van deze club."))
                 elif action == "in":
-                    tournaments.tournament_check_in(
+                    checkin.tournament_check_in(
                         tournament=tournament, players=[player], actor=request.user
                     )
+                    _warn_tonight(request, tournament, {player.pk: player.name})
                 else:
                     done = corrections.tournament_check_out(
                         tournament=tournament, player=player, actor=request.user
@@ -250,18 +280,32 @@ def tournament_checkin(request: HtmxHttpRequest, tournament: Tournament) -> Http
                 messages.error(request, gettext("Onbekende actie."))
         except ServiceError as error:
             refused(request, error)
-        if not request.htmx and not guest_form.is_bound:  # a refused name is shown again
-            return redirect("tournament_checkin", tournament.pk)
+        if not request.htmx and not guest_form.is_bound and question is None:
+            return redirect("tournament_checkin", tournament.pk)  # a refused name is shown again
     context = _checkin_context(tournament)
     context.update(
         tournament=tournament,
         guest_form=guest_form,
+        question=question,
         step="checkin",
         series_list=list(tournament.series.order_by("number")),
     )
     if request.htmx:
         return render(request, "scoring/toernooi/checkin.html#checkin", context)
     return render(request, "scoring/toernooi/checkin.html", context)
+
+
+def _walk_in_question(tournament: Tournament, typed: str, player: Player) -> dict[str, Any]:
+    playing = tournament.entries.filter(player=player, withdrawn_after__isnull=True).exists()
+    return {"typed": typed, "player": player, "playing": playing}
+
+
+def _warn_tonight(request: HttpRequest, tournament: Tournament, names: dict[int, str]) -> None:
+    """A warning, not a refusal, for a player also in another tournament of the club tonight."""
+    others = checkin.also_tonight(tournament, list(names))
+    if others:
+        text = checkin.also_tonight_text({names[pid]: found for pid, found in others.items()})
+        messages.warning(request, text)
 
 
 def _checkin_context(tournament: Tournament) -> dict[str, Any]:
@@ -325,6 +369,15 @@ def tournament_draw(request: HttpRequest, tournament: Tournament) -> HttpRespons
         return redirect("tournament_page", tournament.pk)
     messages.success(request, gettext("Serie %(number)s is geloot.") % {"number": series.number})
     return redirect(series_url(series))
+
+
+def _shown_draw(request: HttpRequest) -> int | None:
+    """The ``draw_version`` of the series as the page showed it (its forms send it); a page
+    without it acts on the draw as it is now, one with a wrong one is refused as stale."""
+    text = request.POST.get("draw", "").strip()
+    if not text:
+        return None
+    return int(text) if text.isdigit() and len(text) < 10 else 0  # 0: no draw's version
 
 
 def _seed(request: HttpRequest) -> int | bool | None:
@@ -408,7 +461,8 @@ def _table_view(status: tournament_selectors.TableStatus) -> TableView:
 def series_write(
     request: HttpRequest, tournament: Tournament, number: int, write: Callable[[Series], str]
 ) -> HttpResponse:
-    """Run ``write(series)`` (it returns the message to show) and go back to the series."""
+    """Run ``write(series)`` (it returns the message to show) and go back to the series: after
+    ``DrawChanged`` that page shows the new draw."""
     series = series_of(tournament, number)
     try:
         done = write(series)
@@ -429,7 +483,9 @@ def series_redraw(request: HttpRequest, tournament: Tournament, number: int) -> 
         return redirect("tournament_series", tournament.pk, number)
 
     def write(series: Series) -> str:
-        series = tournaments.series_redraw(series=series, seed=seed, actor=request.user)
+        series = tournaments.series_redraw(
+            series=series, seed=seed, expected_draw=_shown_draw(request), actor=request.user
+        )
         return gettext("Serie %(number)s is opnieuw geloot (lotnummer %(seed)s).") % {
             "number": series.number,
             "seed": series.seed,
@@ -453,7 +509,9 @@ def series_swap(request: HttpRequest, tournament: Tournament, number: int) -> Ht
         return redirect("tournament_series", tournament.pk, number)
 
     def write(series: Series) -> str:
-        tournaments.series_swap(series=series, a=a, b=b, actor=request.user)
+        tournaments.series_swap(
+            series=series, a=a, b=b, expected_draw=_shown_draw(request), actor=request.user
+        )
         return gettext("%(a)s en %(b)s zijn gewisseld.") % {"a": a.name, "b": b.name}
 
     return series_write(request, tournament, number, write)
@@ -463,7 +521,9 @@ def series_swap(request: HttpRequest, tournament: Tournament, number: int) -> Ht
 @access.requires(access.organiser)
 def series_start(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
     def write(series: Series) -> str:
-        tournaments.series_start(series=series, actor=request.user)
+        tournaments.series_start(
+            series=series, expected_draw=_shown_draw(request), actor=request.user
+        )
         return gettext("Serie %(number)s is begonnen: print de tafelkaarten.") % {
             "number": series.number
         }

@@ -20,6 +20,7 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from scoring.models import Club, ClubMembership, Player
+from scoring.toernooi import checkin
 from scoring.toernooi import services as tournaments
 from tests.browser.conftest import console_errors
 from tests.browser.test_tournament import TABLET, login
@@ -113,7 +114,7 @@ def test_every_printed_table_card_scans_as_its_own_tables_scorer_link(
     user = get_user_model().objects.create_user("organisator", password="geheim-genoeg-1")
     ClubMembership.objects.create(user=user, club=club, role="admin")
     tournament = tournaments.tournament_create(club=club, name="Wintertoernooi", series_count=2)
-    tournaments.tournament_check_in(tournament=tournament, players=players)
+    checkin.tournament_check_in(tournament=tournament, players=players)
     series = tournaments.series_draw(tournament=tournament, expected_number=1, seed=2)
     tournaments.series_start(series=series)
     tables = list(series.tables.select_related("session").order_by("number"))

@@ -25,6 +25,7 @@ from playwright.sync_api import expect
 
 from scoring.lei import services
 from scoring.models import Club, ClubMembership, Player, Session, Tournament
+from scoring.toernooi import checkin
 from scoring.toernooi import results as tournament_results
 from scoring.toernooi import services as tournaments
 from tests.browser.conftest import console_errors
@@ -266,7 +267,7 @@ def test_the_tv_shows_40_players_without_scrolling_and_turns_pages_beyond(
     club = Club.objects.create(name="De Gouden Boer", slug="gouden-boer", standings_public=True)
     players = [Player.objects.create(club=club, name=f"Speler {i:02}") for i in range(1, 41)]
     tournament = tournaments.tournament_create(club=club, name="Grote avond", series_count=3)
-    tournaments.tournament_check_in(tournament=tournament, players=players)
+    checkin.tournament_check_in(tournament=tournament, players=players)
     series = tournaments.series_draw(tournament=tournament, expected_number=1, seed=4)
     tournaments.series_start(series=series)
     for table in series.tables.all():
@@ -288,7 +289,7 @@ def test_the_tv_shows_40_players_without_scrolling_and_turns_pages_beyond(
 
     # Ten late arrivals: 50 rows, two pages that the poll turns by itself.
     late = [Player.objects.create(club=club, name=f"Laat {i:02}") for i in range(1, 11)]
-    tournaments.tournament_check_in(tournament=tournament, players=late)
+    checkin.tournament_check_in(tournament=tournament, players=late)
     expect(tv.locator(".tv-page")).to_contain_text("pagina 1 van 2", timeout=20_000)
     first_page = tv.locator(".tv-standings").inner_text()
     expect(tv.locator(".tv-page")).to_contain_text("pagina 2 van 2", timeout=20_000)
@@ -310,7 +311,7 @@ def test_the_tv_shows_40_players_without_scrolling_and_turns_pages_beyond(
 
     # A hundred players: the 25 tables of the next series one line each.
     crowd = [Player.objects.create(club=club, name=f"Gast {i:02}") for i in range(1, 51)]
-    tournaments.tournament_check_in(tournament=tournament, players=crowd)
+    checkin.tournament_check_in(tournament=tournament, players=crowd)
     tournaments.series_draw(tournament=tournament, expected_number=3, seed=8)
     tv.goto(url)
     expect(tv.locator(".tv-tables--compact .tv-table")).to_have_count(25)
@@ -326,7 +327,7 @@ def test_the_table_cards_print_as_a6_pages(browser, base_url, screenshot_dir):
     user = get_user_model().objects.create_user("organisator", password="geheim-genoeg-1")
     ClubMembership.objects.create(user=user, club=club, role="admin")
     tournament = tournaments.tournament_create(club=club, name="Wintertoernooi", series_count=2)
-    tournaments.tournament_check_in(tournament=tournament, players=players)
+    checkin.tournament_check_in(tournament=tournament, players=players)
     series = tournaments.series_draw(tournament=tournament, expected_number=1, seed=2)
     tournaments.series_start(series=series)
 
@@ -357,7 +358,7 @@ def test_the_series_page_says_when_its_poll_cannot_get_through(browser, base_url
     user = get_user_model().objects.create_user("organisator", password="geheim-genoeg-1")
     ClubMembership.objects.create(user=user, club=club, role="admin")
     tournament = tournaments.tournament_create(club=club, name="Wintertoernooi", series_count=2)
-    tournaments.tournament_check_in(tournament=tournament, players=players)
+    checkin.tournament_check_in(tournament=tournament, players=players)
     series = tournaments.series_draw(tournament=tournament, expected_number=1, seed=2)
     tournaments.series_start(series=series)
 

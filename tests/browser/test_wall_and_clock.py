@@ -14,7 +14,7 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from scoring.models import Club, ClubMembership, Player, Series, Tournament
-from scoring.toernooi import clock
+from scoring.toernooi import checkin, clock
 from scoring.toernooi import services as tournaments
 from tests.browser.conftest import console_errors
 from tests.browser.test_tournament import TABLET, TV, login
@@ -48,7 +48,7 @@ def test_the_seating_sheet_prints_on_one_a4_with_every_name_inside_its_table(
     players = [Player.objects.create(club=club, name=n) for n in long_names(count)]
     organiser_of(club)
     tournament = tournaments.tournament_create(club=club, name="Wintertoernooi", series_count=3)
-    tournaments.tournament_check_in(tournament=tournament, players=players)
+    checkin.tournament_check_in(tournament=tournament, players=players)
     tournaments.series_draw(tournament=tournament, expected_number=1, seed=4)
 
     context = browser.new_context(viewport=TABLET, locale="nl-NL")
@@ -105,7 +105,7 @@ def test_the_organiser_starts_the_clock_and_the_tv_counts_it_down_by_itself(
         end_mode=Tournament.EndMode.TIME,
         end_time=datetime.time(22, 30),
     )
-    tournaments.tournament_check_in(tournament=tournament, players=players)
+    checkin.tournament_check_in(tournament=tournament, players=players)
     series = tournaments.series_draw(tournament=tournament, expected_number=1, seed=4)
     tournaments.series_start(series=series)
 

@@ -21,6 +21,7 @@ from django.urls import URLPattern, reverse
 from scoring.clubs.admin import ClubScopedAdmin
 from scoring.lei import services
 from scoring.models import Club, ClubInvitation, ClubMembership, Player, Season, Session
+from scoring.toernooi import checkin
 from scoring.toernooi import services as tournaments
 from tests.conftest import make_club, record
 
@@ -51,7 +52,7 @@ def _world_of(club: Club, prefix: str, admin_user: Any) -> dict[str, Any]:
         club=club, player=dirk, note=f"{prefix} Dirk", created_by=admin_user
     )
     tournament = tournaments.tournament_create(club=club, name=f"{prefix} toernooi")
-    tournaments.tournament_check_in(
+    checkin.tournament_check_in(
         tournament=tournament, guests=[f"{prefix} Anne", f"{prefix} Bas", f"{prefix} Cees"]
     )
     series = tournaments.series_draw(tournament=tournament, expected_number=1, seed=1)

@@ -23,6 +23,7 @@ from scoring.league.archive_views import EVENING_TABLES_SHOWN, SHEET_ROUNDS_SHOW
 from scoring.lei import services
 from scoring.lei.admin import AUDIT_SHOWN_CHARACTERS, ROUNDS_SHOWN, SESSIONS_LISTED
 from scoring.models import AuditEntry, Club, ClubMembership, Round, Session, Tournament
+from scoring.toernooi import checkin
 from scoring.toernooi import services as tournaments
 from scoring.toernooi.admin import ENTRIES_SHOWN
 from scoring.toernooi.table_views import CARDS_PER_PAGE
@@ -71,7 +72,7 @@ def big_toernooi(django_db_setup, django_db_blocker) -> Any:
     with django_db_blocker.unblock():
         club = make_club("Grote Zaal", "grote-zaal", standings_public=True)
         tournament = tournaments.tournament_create(club=club, name="Oliebollentoernooi")
-        tournaments.tournament_check_in(
+        checkin.tournament_check_in(
             tournament=tournament, guests=[f"Speler {n}" for n in range(1, PLAYERS + 1)]
         )
         series = tournaments.series_draw(tournament=tournament, expected_number=1, seed=1)

@@ -44,6 +44,7 @@ from scoring import urls as scoring_urls
 from scoring.engine import DEFAULT_RULES, EVENT_TYPES
 from scoring.lei import services
 from scoring.models import ClubInvitation, ClubMembership, Player, Season, Session, Tournament
+from scoring.toernooi import checkin
 from scoring.toernooi import services as tournaments
 from tests.conftest import admin_form_data, make_club
 from tests.safety import FUZZ, events_of, note, projection_problems, row_counts
@@ -748,7 +749,7 @@ def world(league, django_user_model) -> dict[str, Any]:
         end_mode=Tournament.EndMode.ROUNDS,
         end_rounds=1,
     )
-    tournaments.tournament_check_in(tournament=tournament, players=players)
+    checkin.tournament_check_in(tournament=tournament, players=players)
     series = tournaments.series_draw(tournament=tournament, expected_number=1, seed=7)
     tournaments.series_start(series=series)
     # Table 1 has played its one round: its "Tafel beëindigen" is on the series page.
@@ -759,7 +760,7 @@ def world(league, django_user_model) -> dict[str, Any]:
     )
     # A second toernooi whose series is drawn, not started: its swap, redraw and start forms.
     drawn = tournaments.tournament_create(club=club, name="Zomertoernooi", series_count=1)
-    tournaments.tournament_check_in(tournament=drawn, players=players)
+    checkin.tournament_check_in(tournament=drawn, players=players)
     tournaments.series_draw(tournament=drawn, expected_number=1, seed=3)
     root = django_user_model.objects.create_superuser("baas", password="x")
     beheer = django_user_model.objects.create_user("clubbeheer", password="x", is_staff=True)
@@ -814,6 +815,7 @@ def pages(world: dict[str, Any]) -> dict[str, str]:
         "tournament_new": reverse("tournament_new"),
         "tournament_page": reverse("tournament_page", args=[t]),
         "tournament_checkin": reverse("tournament_checkin", args=[t]),
+        "tournament_paste": reverse("tournament_paste", args=[t]),
         "tournament_draw": reverse("tournament_draw", args=[t]),
         **{
             name: reverse(name, args=[t, 1])

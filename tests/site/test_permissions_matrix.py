@@ -27,6 +27,7 @@ from django.utils import timezone
 from scoring import access
 from scoring.lei import seals, services
 from scoring.models import ClubInvitation, ClubMembership, Season, Session
+from scoring.toernooi import checkin
 from scoring.toernooi import services as tournaments
 from tests.conftest import make_club, make_session, record
 from tests.safety import note
@@ -112,6 +113,7 @@ MATRIX: dict[str, dict[str, tuple[int, ...]]] = {
     "tournament_new": {"GET": ADMINS_ONLY, "POST": ADMINS_ONLY},
     "tournament_page": {"GET": ORGANISER_GET, "POST": ALL_405},
     "tournament_checkin": {"GET": ORGANISER_GET, "POST": ORGANISER_POST},
+    "tournament_paste": {"GET": ORGANISER_GET, "POST": ORGANISER_FORM},
     "tournament_draw": {"GET": ALL_405, "POST": ORGANISER_POST},
     "tournament_series": {"GET": ORGANISER_GET, "POST": ALL_405},
     "tournament_series_redraw": {"GET": ALL_405, "POST": ORGANISER_POST},
@@ -231,6 +233,7 @@ class World:
             "league_evening": [slug, day],
             "tournament_page": [self.tournament_id],
             "tournament_checkin": [self.tournament_id],
+            "tournament_paste": [self.tournament_id],
             "tournament_draw": [self.tournament_id],
             "tournament_series": [self.tournament_id, 1],
             "tournament_series_redraw": [self.tournament_id, 1],
@@ -288,7 +291,7 @@ def build_world(django_user_model) -> World:
     }
     player_id = session.seats.get(position=1).player_id
     tournament = tournaments.tournament_create(club=club, name="Toernooi", series_count=2)
-    tournaments.tournament_check_in(tournament=tournament, players=club.players.all()[:4])
+    checkin.tournament_check_in(tournament=tournament, players=club.players.all()[:4])
     series = tournaments.series_draw(tournament=tournament, expected_number=1, seed=1)
     tournaments.series_start(series=series)
     invitation = ClubInvitation.objects.create(club=club)

@@ -6,6 +6,7 @@ import pytest
 from django.urls import reverse
 
 from scoring.models import ClubMembership, Session, Tournament
+from scoring.toernooi import checkin
 from scoring.toernooi import services as tournaments
 from tests.clubs.test_admin import correction
 from tests.conftest import admin_form_data, record
@@ -21,7 +22,7 @@ def club_admin(club, django_user_model):
 @pytest.fixture
 def tournament(club) -> Tournament:
     tournament = tournaments.tournament_create(club=club, name="Kersttoernooi")
-    tournaments.tournament_check_in(tournament=tournament, guests=["Anne", "Bas", "Cees", "Dirk"])
+    checkin.tournament_check_in(tournament=tournament, guests=["Anne", "Bas", "Cees", "Dirk"])
     series = tournaments.series_draw(tournament=tournament, expected_number=1, seed=1)
     tournaments.series_start(series=series)
     return tournament

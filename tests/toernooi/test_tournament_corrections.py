@@ -17,6 +17,7 @@ from scoring.models import (
     Tournament,
     TournamentEntry,
 )
+from scoring.toernooi import checkin
 from scoring.toernooi import results as tournament_results
 from scoring.toernooi import services as tournaments
 from tests.conftest import new_key, standings_shown
@@ -50,7 +51,7 @@ def started(club, members, *, series_count: int = 2, **options) -> Series:
     tournament = tournaments.tournament_create(
         club=club, name="Wintertoernooi", series_count=series_count, **options
     )
-    tournaments.tournament_check_in(tournament=tournament, players=members)
+    checkin.tournament_check_in(tournament=tournament, players=members)
     series = tournaments.series_draw(tournament=tournament, expected_number=1, seed=3)
     return tournaments.series_start(series=series)
 

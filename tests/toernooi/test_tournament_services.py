@@ -24,6 +24,7 @@ from scoring.models import (
     Tournament,
     TournamentEntry,
 )
+from scoring.toernooi import checkin
 from scoring.toernooi import results as tournament_results
 from scoring.toernooi import selectors as tournament_selectors
 from scoring.toernooi import services as tournaments
@@ -106,7 +107,7 @@ def assert_standings_follow_the_tie_breakers(
 def test_36_players_play_4_series_without_meeting_twice_then_a_final_table(club):
     rng = random.Random(36)
     tournament = make_tournament(club)
-    tournaments.tournament_check_in(tournament=tournament, guests=player_names(36))
+    checkin.tournament_check_in(tournament=tournament, guests=player_names(36))
     seatings = []
     for number in range(1, 5):
         series = draw_and_start(tournament, number, seed=rng.randrange(2**31))
@@ -155,12 +156,12 @@ def test_13_players_with_a_late_arrival_and_a_withdrawal(club):
     rng = random.Random(13)
     tournament = make_tournament(club, series_count=4)
     names = player_names(13)
-    tournaments.tournament_check_in(tournament=tournament, guests=names)
+    checkin.tournament_check_in(tournament=tournament, guests=names)
 
     first = draw_and_start(tournament, 1, seed=1)
     assert sorted(len(t) for t in seating(first)) == [4, 4, 5]
     # Somebody walks in during the first series: they play from the second on.
-    [late] = tournaments.tournament_check_in(tournament=tournament, guests=["Laatkomer"])
+    [late] = checkin.tournament_check_in(tournament=tournament, guests=["Laatkomer"])
     assert late.from_series == 2
     play_all(first, rng)
     tournament_results.series_finish(series=first)
@@ -172,7 +173,7 @@ def test_13_players_with_a_late_arrival_and_a_withdrawal(club):
     leaver = Player.objects.get(club=club, name=names[0])
     table = second.tables.get(seats__player=leaver)
     record(table.session, "knock", leaver.name)
-    tournaments.tournament_withdraw(tournament=tournament, player=leaver)
+    checkin.tournament_withdraw(tournament=tournament, player=leaver)
     record(table.session, "fold", next(s.player.name for s in table.seats.exclude(player=leaver)))
     others = table.seats.exclude(player=leaver).order_by("position")[1:]
     for seat in others:
@@ -221,7 +222,7 @@ def test_13_players_with_a_late_arrival_and_a_withdrawal(club):
 
 def test_without_a_final_table_the_last_series_ends_the_tournament(club):
     tournament = make_tournament(club, series_count=1, final_table=False)
-    tournaments.tournament_check_in(tournament=tournament, guests=player_names(8))
+    checkin.tournament_check_in(tournament=tournament, guests=player_names(8))
     series = draw_and_start(tournament, 1, seed=1)
     play_all(series, random.Random(1))
     tournament_results.series_finish(series=series)
@@ -320,7 +321,7 @@ def test_head_to_head_decides_between_players_equal_on_everything_else(club):
 
 def test_standings_are_provisional_while_a_series_runs_and_follow_a_correction_at_once(club):
     tournament = make_tournament(club, series_count=2)
-    tournaments.tournament_check_in(tournament=tournament, guests=player_names(8))
+    checkin.tournament_check_in(tournament=tournament, guests=player_names(8))
     series = draw_and_start(tournament, 1, seed=8)
     table = series.tables.select_related("session").first()
     first_seat = table.seats.order_by("position").first().player.name
@@ -356,7 +357,7 @@ def test_the_standings_cost_three_queries_whatever_the_number_of_players(
     club, players, django_assert_num_queries
 ):
     tournament = make_tournament(club, series_count=2)
-    tournaments.tournament_check_in(tournament=tournament, guests=player_names(players))
+    checkin.tournament_check_in(tournament=tournament, guests=player_names(players))
     for number in (1, 2):
         series = draw_and_start(tournament, number, seed=number)
         for table in series.tables.all():
@@ -377,7 +378,7 @@ def test_the_standings_cost_three_queries_whatever_the_number_of_players(
 
 def test_after_n_rounds_a_table_is_done_and_the_series_finish_ends_it(club):
     tournament = make_tournament(club, series_count=1, end_mode="rounds", end_rounds=2)
-    tournaments.tournament_check_in(tournament=tournament, guests=player_names(4))
+    checkin.tournament_check_in(tournament=tournament, guests=player_names(4))
     series = draw_and_start(tournament, 1, seed=1)
     table = series.tables.select_related("session").get()
     names = [s.player.name for s in table.seats.order_by("position")]
@@ -401,7 +402,7 @@ def test_at_a_time_the_series_finish_ends_every_table_still_playing(club):
     tournament = make_tournament(
         club, series_count=1, end_mode="time", end_time=datetime.time(22, 30)
     )
-    tournaments.tournament_check_in(tournament=tournament, guests=player_names(9))
+    checkin.tournament_check_in(tournament=tournament, guests=player_names(9))
     series = draw_and_start(tournament, 1, seed=1)
     assert {s.state for s in tournament_selectors.series_overview(series)} == {"done"}
     tournament_results.series_finish(series=series)
@@ -412,7 +413,7 @@ def test_at_a_time_the_series_finish_ends_every_table_still_playing(club):
 
 def test_a_paper_lei_by_totals_records_the_places_by_total(club):
     tournament = make_tournament(club, series_count=1)
-    tournaments.tournament_check_in(tournament=tournament, guests=player_names(4))
+    checkin.tournament_check_in(tournament=tournament, guests=player_names(4))
     series = draw_and_start(tournament, 1, seed=1)
     table = series.tables.get()
     names = [s.player.name for s in table.seats.order_by("position")]
@@ -432,7 +433,7 @@ def test_a_paper_lei_by_totals_records_the_places_by_total(club):
 
 def test_a_draw_with_fewer_than_three_players_is_refused(club):
     tournament = make_tournament(club)
-    tournaments.tournament_check_in(tournament=tournament, guests=["Anne", "Bas"])
+    checkin.tournament_check_in(tournament=tournament, guests=["Anne", "Bas"])
     with pytest.raises(tournaments.TooFewPlayers, match="minstens 3"):
         tournaments.series_draw(tournament=tournament, expected_number=1)
     assert not Series.objects.exists()
@@ -440,7 +441,7 @@ def test_a_draw_with_fewer_than_three_players_is_refused(club):
 
 def test_a_draw_while_a_table_still_plays_is_refused_and_names_the_table(club):
     tournament = make_tournament(club)
-    tournaments.tournament_check_in(tournament=tournament, guests=player_names(8))
+    checkin.tournament_check_in(tournament=tournament, guests=player_names(8))
     series = draw_and_start(tournament, 1, seed=1)
     first, _second = series.tables.order_by("number").select_related(
         "series__tournament", "session"
@@ -456,7 +457,7 @@ def test_a_draw_while_a_table_still_plays_is_refused_and_names_the_table(club):
 
 def test_a_swap_that_would_seat_a_player_twice_is_refused(club):
     tournament = make_tournament(club)
-    tournaments.tournament_check_in(tournament=tournament, guests=player_names(8))
+    checkin.tournament_check_in(tournament=tournament, guests=player_names(8))
     series = tournaments.series_draw(tournament=tournament, expected_number=1, seed=1)
     before = seating(series)
     anne = Player.objects.get(club=club, name=before[0][0])
@@ -470,7 +471,7 @@ def test_a_swap_that_would_seat_a_player_twice_is_refused(club):
 
 def test_a_swap_trades_seats_and_is_refused_once_the_series_started(club):
     tournament = make_tournament(club)
-    tournaments.tournament_check_in(tournament=tournament, guests=player_names(8))
+    checkin.tournament_check_in(tournament=tournament, guests=player_names(8))
     series = tournaments.series_draw(tournament=tournament, expected_number=1, seed=1)
     before = seating(series)
     a = Player.objects.get(club=club, name=before[0][0])
@@ -489,13 +490,13 @@ def test_withdrawing_in_the_middle_of_a_game_lets_it_go_on_and_leaves_them_out_o
     club,
 ):
     tournament = make_tournament(club)
-    tournaments.tournament_check_in(tournament=tournament, guests=player_names(8))
+    checkin.tournament_check_in(tournament=tournament, guests=player_names(8))
     series = draw_and_start(tournament, 1, seed=1)
     table = series.tables.select_related("session").first()
     names = [s.player.name for s in table.seats.order_by("position")]
     record(table.session, "knock", names[0])
     leaver = Player.objects.get(club=club, name=names[0])
-    entry = tournaments.tournament_withdraw(tournament=tournament, player=leaver)
+    entry = checkin.tournament_withdraw(tournament=tournament, player=leaver)
     assert entry.withdrawn_after == 1
     # The game goes on, with them.
     for name in names[1:]:
@@ -503,7 +504,7 @@ def test_withdrawing_in_the_middle_of_a_game_lets_it_go_on_and_leaves_them_out_o
     record(table.session, "win", names[0])
     assert table.session.rounds.count() == 1
     with pytest.raises(tournaments.TournamentError, match="al teruggetrokken"):
-        tournaments.tournament_withdraw(tournament=tournament, player=leaver)
+        checkin.tournament_withdraw(tournament=tournament, player=leaver)
     for other in series.tables.select_related("series__tournament", "session"):
         if other.pk != table.pk:
             play_table(other, random.Random(2))
@@ -519,7 +520,7 @@ def test_withdrawing_in_the_middle_of_a_game_lets_it_go_on_and_leaves_them_out_o
 
 def test_a_paper_lei_that_breaks_the_rules_is_refused_and_changes_nothing(club):
     tournament = make_tournament(club)
-    tournaments.tournament_check_in(tournament=tournament, guests=player_names(4))
+    checkin.tournament_check_in(tournament=tournament, guests=player_names(4))
     series = draw_and_start(tournament, 1, seed=1)
     table = series.tables.get()
     session_id = table.session_id
@@ -544,7 +545,7 @@ def test_a_paper_lei_that_breaks_the_rules_is_refused_and_changes_nothing(club):
 
 def test_two_organisers_drawing_the_same_series_one_wins_the_other_is_told(club):
     tournament = make_tournament(club)
-    tournaments.tournament_check_in(tournament=tournament, guests=player_names(8))
+    checkin.tournament_check_in(tournament=tournament, guests=player_names(8))
     seen_by_both = tournaments.next_series_number(tournament)
     first = tournaments.series_draw(tournament=tournament, expected_number=seen_by_both, seed=1)
     drawn = seating(first)
@@ -556,9 +557,9 @@ def test_two_organisers_drawing_the_same_series_one_wins_the_other_is_told(club)
 
 def test_a_start_after_the_check_ins_changed_asks_for_a_new_draw(club):
     tournament = make_tournament(club)
-    tournaments.tournament_check_in(tournament=tournament, guests=player_names(8))
+    checkin.tournament_check_in(tournament=tournament, guests=player_names(8))
     series = tournaments.series_draw(tournament=tournament, expected_number=1, seed=1)
-    [late] = tournaments.tournament_check_in(tournament=tournament, guests=["Laatkomer"])
+    [late] = checkin.tournament_check_in(tournament=tournament, guests=["Laatkomer"])
     assert late.from_series == 1  # the series has not started: it still takes them
     with pytest.raises(tournaments.TournamentError, match="loot de serie opnieuw"):
         tournaments.series_start(series=series)
@@ -597,24 +598,24 @@ def test_a_check_in_of_another_clubs_player_is_refused(club):
     stranger = Player.objects.create(club=other, name="Vreemde")
     tournament = make_tournament(club)
     with pytest.raises(tournaments.TournamentError, match="geen speler van deze club"):
-        tournaments.tournament_check_in(tournament=tournament, players=[stranger])
+        checkin.tournament_check_in(tournament=tournament, players=[stranger])
     assert not TournamentEntry.objects.exists()
 
 
 def test_check_in_is_by_member_or_by_name_and_twice_is_once(club, people):
     tournament = make_tournament(club)
-    entries = tournaments.tournament_check_in(
+    entries = checkin.tournament_check_in(
         tournament=tournament, players=[people["Anne"]], guests=["bas", "Nieuweling"]
     )
     assert [e.player.name for e in entries] == ["Anne", "Bas", "Nieuweling"]
     assert Player.objects.get(club=club, name="Nieuweling").is_guest
-    tournaments.tournament_check_in(tournament=tournament, players=[people["Anne"]])
+    checkin.tournament_check_in(tournament=tournament, players=[people["Anne"]])
     assert TournamentEntry.objects.filter(tournament=tournament).count() == 3
 
 
 def test_every_pair_at_a_table_is_seated_once_per_series(club):
     tournament = make_tournament(club)
-    tournaments.tournament_check_in(tournament=tournament, guests=player_names(13))
+    checkin.tournament_check_in(tournament=tournament, guests=player_names(13))
     series = tournaments.series_draw(tournament=tournament, expected_number=1, seed=9)
     for table in series.tables.all():
         seats = list(table.seats.all())
@@ -632,7 +633,7 @@ def test_every_pair_at_a_table_is_seated_once_per_series(club):
 def test_two_organisers_drawing_at_the_same_moment_get_one_draw():
     club = Club.objects.create(name="De Gouden Boer", slug="gouden-boer")
     tournament = tournaments.tournament_create(club=club, name="Kersttoernooi")
-    tournaments.tournament_check_in(tournament=tournament, guests=player_names(12))
+    checkin.tournament_check_in(tournament=tournament, guests=player_names(12))
     both_ready = threading.Barrier(2, timeout=10)
     drawn: list[Series] = []
     told: list[tournaments.DrawTaken] = []
@@ -669,7 +670,7 @@ def test_two_organisers_drawing_at_the_same_moment_get_one_draw():
 
 def test_a_draw_does_not_end_games_still_playing_at_a_time_tournament(club):
     tournament = make_tournament(club, end_mode="time", end_time=datetime.time(22, 0))
-    tournaments.tournament_check_in(tournament=tournament, guests=player_names(8))
+    checkin.tournament_check_in(tournament=tournament, guests=player_names(8))
     series = draw_and_start(tournament, 1, seed=1)
     with pytest.raises(tournaments.SeriesNotDone, match="1, 2"):
         tournaments.series_draw(tournament=tournament, expected_number=2)
@@ -682,7 +683,7 @@ def test_a_draw_does_not_end_games_still_playing_at_a_time_tournament(club):
 
 def test_a_table_already_over_is_not_ended_again(club):
     tournament = make_tournament(club)
-    tournaments.tournament_check_in(tournament=tournament, guests=player_names(4))
+    checkin.tournament_check_in(tournament=tournament, guests=player_names(4))
     table = draw_and_start(tournament, 1, seed=1).tables.get()
     tournament_results.table_finish(table=table)
     version = Session.objects.get(pk=table.session_id).version
@@ -694,16 +695,16 @@ def test_a_table_already_over_is_not_ended_again(club):
 def test_walk_ins_named_twice_are_refused_and_nobody_is_checked_in(club):
     tournament = make_tournament(club)
     with pytest.raises(tournaments.TournamentError, match="twee keer in de lijst"):
-        tournaments.tournament_check_in(tournament=tournament, guests=["Anne", "Bas", "anne"])
+        checkin.tournament_check_in(tournament=tournament, guests=["Anne", "Bas", "anne"])
     with pytest.raises(tournaments.TournamentError, match="geen bruikbare naam"):
-        tournaments.tournament_check_in(tournament=tournament, guests=["x" * 41])
+        checkin.tournament_check_in(tournament=tournament, guests=["x" * 41])
     assert not TournamentEntry.objects.exists()
     assert not Player.objects.exists()
 
 
 def test_merging_a_guest_typed_twice_moves_their_tournament_seats_too(club):
     tournament = make_tournament(club)
-    tournaments.tournament_check_in(tournament=tournament, guests=player_names(8))
+    checkin.tournament_check_in(tournament=tournament, guests=player_names(8))
     series = draw_and_start(tournament, 1, seed=1)
     keep = Player.objects.create(club=club, name="Anne de Vries")
     remove = Player.objects.get(club=club, name="Anne")
@@ -724,16 +725,16 @@ def test_merging_a_guest_typed_twice_moves_their_tournament_seats_too(club):
 
 def test_nobody_checks_in_once_the_last_series_has_started(club):
     tournament = make_tournament(club, series_count=1)
-    tournaments.tournament_check_in(tournament=tournament, guests=player_names(4))
+    checkin.tournament_check_in(tournament=tournament, guests=player_names(4))
     draw_and_start(tournament, 1, seed=1)
     with pytest.raises(tournaments.TournamentError, match="niemand meer"):
-        tournaments.tournament_check_in(tournament=tournament, guests=["Laatkomer"])
+        checkin.tournament_check_in(tournament=tournament, guests=["Laatkomer"])
     assert TournamentEntry.objects.filter(tournament=tournament).count() == 4
 
 
 def test_a_swap_shows_the_pairs_it_makes_meet_again(club):
     tournament = make_tournament(club)
-    tournaments.tournament_check_in(tournament=tournament, guests=player_names(16))
+    checkin.tournament_check_in(tournament=tournament, guests=player_names(16))
     first = draw_and_start(tournament, 1, seed=1)
     for table in first.tables.all():
         tournament_results.table_finish(table=table)
@@ -758,7 +759,7 @@ def test_the_series_overview_and_prize_list_cost_the_same_whatever_the_players(
     club, players, django_assert_num_queries
 ):
     tournament = make_tournament(club, series_count=1, final_table=False)
-    tournaments.tournament_check_in(tournament=tournament, guests=player_names(players))
+    checkin.tournament_check_in(tournament=tournament, guests=player_names(players))
     series = draw_and_start(tournament, 1, seed=1)
     series = Series.objects.select_related("tournament").get(pk=series.pk)
     with django_assert_num_queries(3):  # tables with dealers and sessions, seats, results

@@ -23,6 +23,7 @@ from scoring.models import (
     Tournament,
     TournamentEntry,
 )
+from scoring.toernooi import checkin
 from scoring.toernooi import results as tournament_results
 from scoring.toernooi import services as tournaments
 from tests.conftest import make_club, new_key
@@ -58,7 +59,7 @@ def org(client, organiser):
 
 
 def check_in(tournament: Tournament, players: list[Player]) -> None:
-    tournaments.tournament_check_in(tournament=tournament, players=players)
+    checkin.tournament_check_in(tournament=tournament, players=players)
 
 
 def drawn(tournament: Tournament, players: list[Player], seed: int = 7) -> Series:

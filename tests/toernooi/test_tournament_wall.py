@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from scoring.models import ClubMembership, Player, Series, Tournament
-from scoring.toernooi import results
+from scoring.toernooi import checkin, results
 from scoring.toernooi import services as tournaments
 from tests.conftest import make_club
 from tests.toernooi.test_tournament_views import play_out
@@ -56,7 +56,7 @@ def timed(club, **fields) -> Tournament:
 
 
 def started(tournament: Tournament, players: list[Player], seed: int = 7) -> Series:
-    tournaments.tournament_check_in(tournament=tournament, players=players)
+    checkin.tournament_check_in(tournament=tournament, players=players)
     series = tournaments.series_draw(tournament=tournament, expected_number=1, seed=seed)
     return tournaments.series_start(series=series)
 
@@ -84,7 +84,7 @@ def tv_clock(client, tournament: Tournament) -> tuple[int, str] | None:
 
 def test_the_seating_sheet_shows_every_table_with_its_players_in_seat_order(org, club, members):
     tournament = tournaments.tournament_create(club=club, name="Wintertoernooi", series_count=2)
-    tournaments.tournament_check_in(tournament=tournament, players=members)
+    checkin.tournament_check_in(tournament=tournament, players=members)
     series = tournaments.series_draw(tournament=tournament, expected_number=1, seed=7)
     url = reverse("tournament_series_sheet", args=[tournament.pk, 1])
 
@@ -117,7 +117,7 @@ def test_the_seating_sheet_reads_as_much_for_13_players_as_for_200(
 ):
     players = [Player.objects.create(club=club, name=f"Speler {i:03}") for i in range(count)]
     tournament = tournaments.tournament_create(club=club, name="Groot", series_count=2)
-    tournaments.tournament_check_in(tournament=tournament, players=players)
+    checkin.tournament_check_in(tournament=tournament, players=players)
     series = tournaments.series_draw(tournament=tournament, expected_number=1, seed=3)
     tournaments.series_start(series=series)
     url = reverse("tournament_series_sheet", args=[tournament.pk, 1])
@@ -299,7 +299,7 @@ def test_the_clock_is_only_for_a_series_played_at_a_time_while_it_plays(org, clu
     assert series.clock_ends_at is None
 
     timed_one = timed(club)
-    tournaments.tournament_check_in(tournament=timed_one, players=members)
+    checkin.tournament_check_in(tournament=timed_one, players=members)
     drawn = tournaments.series_draw(tournament=timed_one, expected_number=1, seed=2)
     page = org.get(reverse("tournament_series", args=[timed_one.pk, 1])).content.decode()
     assert "Klok starten" not in page  # not before the series starts

@@ -30,7 +30,7 @@ from django.db import transaction
 
 from scoring.engine.simulate import random_session
 from scoring.models import Club, Series, Tournament, TournamentTable
-from scoring.toernooi import draw
+from scoring.toernooi import checkin, draw
 from scoring.toernooi import results as tournament_results
 from scoring.toernooi import selectors as tournament_selectors
 from scoring.toernooi import services as tournaments
@@ -235,7 +235,7 @@ class Command(BaseCommand):
                     table_size=table_size,
                     final_table=not (no_final or draw_only),
                 )
-                tournaments.tournament_check_in(tournament=tournament, guests=player_names(players))
+                checkin.tournament_check_in(tournament=tournament, guests=player_names(players))
                 seconds = play_tournament(tournament, rng, play=not draw_only)
                 outcome = report(tournament, played=not draw_only)
                 for drawn, took in zip(outcome["series"], seconds, strict=True):
