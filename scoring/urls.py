@@ -5,7 +5,8 @@ from scoring.clubs import views as club_views
 from scoring.http import ID
 from scoring.league import archive_views, exports
 from scoring.league import views as league_views
-from scoring.lei import correction_views, start_views, viewer_views, views
+from scoring.lei import akkoord_views, correction_views, start_views, viewer_views, views
+from scoring.toernooi import akkoord_views as tournament_akkoord
 from scoring.toernooi import room_views, table_views, wall_views
 from scoring.toernooi import views as tournament_views
 
@@ -56,6 +57,9 @@ urlpatterns = [
     path("sessies/<id:pk>/scorerlink/", views.scorer_link_change, name="scorer_link_change"),
     path("sessies/<id:pk>/kijklink/", views.viewer_link_change, name="viewer_link_change"),
     path("sessies/<id:pk>/deel/", views.session_share, name="session_share"),
+    # The table's akkoord with the final lei
+    path("sessies/<id:pk>/akkoord/", akkoord_views.session_agree, name="session_agree"),
+    path("sessies/<id:pk>/niet-akkoord/", akkoord_views.session_dispute, name="session_dispute"),
     # The secret scorer link for a tablet (the read-only viewer link is the first URL)
     path("tafel/<str:token>/", views.scorer_link, name="scorer_link"),
     # The toernooi: the organiser's pages (create, check-in, the draw, each series and its
@@ -129,6 +133,11 @@ urlpatterns = [
         "toernooi/<id:pk>/serie/<id:number>/tafel/<id:table>/einde/",
         table_views.table_finish,
         name="tournament_table_finish",
+    ),
+    path(
+        "toernooi/<id:pk>/serie/<id:number>/tafel/<id:table>/accepteren/",
+        tournament_akkoord.table_accept,
+        name="tournament_table_accept",
     ),
     path("toernooi/<id:pk>/finaletafel/", table_views.final_table, name="tournament_final"),
     path("toernooi/<id:pk>/prijzen/", table_views.prize_list, name="tournament_prizes"),

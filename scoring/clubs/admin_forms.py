@@ -213,7 +213,7 @@ class ClubForm(forms.ModelForm):
 
     class Meta:
         model = Club
-        fields = ["name", "slug", "preset", "rules", "standings_public"]
+        fields = ["name", "slug", "preset", "rules", "standings_public", "agreement_rule"]
         field_classes = {"rules": SettingJSONField}
 
     def clean(self) -> dict[str, Any]:

@@ -39,7 +39,7 @@ from django.db.models import (
 from django.utils.translation import gettext_lazy as _
 
 from scoring import names
-from scoring.models import Player, Season, Session, SessionResult
+from scoring.models import Player, Season, Session, SessionResult, counted_q
 
 
 @dataclass
@@ -249,6 +249,7 @@ def results_in_scope(
     players' rows (then ``table_size`` and placement points are not meaningful).
     """
     qs = SessionResult.objects.filter(
+        counted_q("session__"),  # the club's rule on the table's akkoord
         player__isnull=False,
         session__club_id=club_id,
         session__status__in=FINISHED,
@@ -287,6 +288,7 @@ def with_points(qs: QuerySet, ranking: Ranking) -> QuerySet:
         won=F("rounds_won"),
         session_total=F("total"),
         played_on=F("session__played_on"),
+        disputed=Case(When(session__agreement="disputed", then=Value(1)), default=Value(0)),
         table_size=table_size,
         pts=pts,
     ).values(
@@ -298,6 +300,7 @@ def with_points(qs: QuerySet, ranking: Ranking) -> QuerySet:
         "won",
         "session_total",
         "played_on",
+        "disputed",
         "table_size",
         "pts",
     )
@@ -346,6 +349,7 @@ class StandingRow:
     tied: bool = False  # shares its rank with the row above or below
     decided_by: str | None = None  # the tie-breaker that put it below the row above
     confirmed: bool = True  # a guest a scorer link added: no public player page yet
+    disputed: int = 0  # counted games the table did not agree to (scoring/lei/akkoord.py)
 
     @property
     def won_share(self) -> float | None:
@@ -371,6 +375,7 @@ _STANDINGS_SQL = """
 SELECT pid, COUNT(*) AS sessions, SUM(koning) AS toepkoningen, AVG(place) AS average_place,
        SUM(pts) AS all_points, SUM(CASE WHEN best <= {best_n} THEN pts ELSE 0 END) AS best_points,
        SUM(played) AS rounds_played, SUM(won) AS rounds_won, SUM(session_total) AS strafpunten,
+       SUM(disputed) AS disputed,
        MAX(CASE WHEN recent = 1 THEN place END) AS form1_place,
        MAX(CASE WHEN recent = 1 THEN table_size END) AS form1_size,
        MAX(CASE WHEN recent = 2 THEN place END) AS form2_place,
@@ -438,6 +443,7 @@ def season_standings(season: Season) -> Standings:
                 strafpunten=penalty,
                 form=form,
                 confirmed=player["confirmed"],
+                disputed=int(a["disputed"] or 0),
             )
         )
     _rank(

@@ -74,6 +74,7 @@ def key(season: Season, *, club: Club, variant: str) -> str:
         list(initials.values_list("pk", "confirmed")),
         season.ranking,
         club.slug,
+        club.agreement_rule,  # which games count (scoring/lei/akkoord.py)
         variant,
         RELEASE,
     ]

@@ -50,6 +50,15 @@ class Club(models.Model):
     preset = models.CharField(_("preset"), max_length=30, default="standaard")
     rules = models.JSONField(_("rule overrides"), default=dict, blank=True)
     standings_public = models.BooleanField(_("public standings"), default=False)
+
+    class AgreementRule(models.TextChoices):
+        ALL = "all", _("alle spellen tellen, betwiste gemarkeerd")
+        AGREED = "agreed", _("alleen spellen waar de tafel akkoord mee is")
+
+    # Which games the standings count (scoring/models/lei.py, ``counted_for``).
+    agreement_rule = models.CharField(
+        _("stand telt"), max_length=10, choices=AgreementRule.choices, default=AgreementRule.ALL
+    )
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
 
     class Meta:

@@ -91,6 +91,8 @@ MATRIX: dict[str, dict[str, tuple[int, ...]]] = {
     "scorer_link_change": {"GET": ALL_405, "POST": LINK_CHANGE},
     "viewer_link_change": {"GET": ALL_405, "POST": TABLET_WRITE},  # whoever scores the game
     "session_share": {"GET": TABLET_GET, "POST": ALL_405},  # holds the secret scorer link
+    "session_agree": {"GET": ALL_405, "POST": TABLET_WRITE},  # refused: the game runs
+    "session_dispute": {"GET": ALL_405, "POST": TABLET_WRITE},  # refused: no words
     # Links to share; the revoked tablet's world has no valid scorer link at all
     "scorer_link": {"GET": (302, 302, 302, 404, 302, 302, 302, 302, 302), "POST": ALL_405},
     "viewer": {"GET": ALL_200, "POST": ALL_403},
@@ -123,6 +125,7 @@ MATRIX: dict[str, dict[str, tuple[int, ...]]] = {
     "tournament_table_paper": {"GET": ORGANISER_GET, "POST": ORGANISER_FORM},
     "tournament_table_finish": {"GET": ALL_405, "POST": ORGANISER_POST},
     "tournament_table_paper_undo": {"GET": ALL_405, "POST": ORGANISER_POST},
+    "tournament_table_accept": {"GET": ALL_405, "POST": ORGANISER_POST},  # refused: it plays
     "tournament_final": {"GET": ALL_405, "POST": ORGANISER_POST},
     "tournament_prizes": {"GET": ORGANISER_GET, "POST": ALL_405},
     "tournament_standings": {"GET": MEMBERS_ONLY, "POST": ALL_405},
@@ -213,6 +216,8 @@ class World:
             "scorer_link_change": [s.pk],
             "viewer_link_change": [s.pk],
             "session_share": [s.pk],
+            "session_agree": [s.pk],
+            "session_dispute": [s.pk],
             "scorer_link": [s.scorer_token or self.old_token],
             "viewer": [access.viewer_token(s.pk)],
             "league_club": [slug],
@@ -240,6 +245,7 @@ class World:
             "tournament_table_paper": [self.tournament_id, 1, 1],
             "tournament_table_finish": [self.tournament_id, 1, 1],
             "tournament_table_paper_undo": [self.tournament_id, 1, 1],
+            "tournament_table_accept": [self.tournament_id, 1, 1],
             "tournament_final": [self.tournament_id],
             "tournament_prizes": [self.tournament_id],
             "tournament_standings": [slug, self.tournament_id],
