@@ -19,7 +19,7 @@ from scoring.lei.views import answer_write
 @access.requires(access.scorer)
 @tap_limited
 def session_agree(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
-    """"Iedereen akkoord": the table agrees with the final lei."""
+    """ "Iedereen akkoord": the table agrees with the final lei."""
     try:
         akkoord.session_agree(session=scorer.session, actor=scorer.actor)
     except akkoord.AgreementRefused as refused:
@@ -31,7 +31,7 @@ def session_agree(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> Http
 @access.requires(access.scorer)
 @tap_limited
 def session_dispute(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
-    """"Niet akkoord", with a few words: the game is disputed, for the club admin."""
+    """ "Niet akkoord", with a few words: the game is disputed, for the club admin."""
     try:
         akkoord.session_dispute(
             session=scorer.session, note=request.POST.get("note", ""), actor=scorer.actor

@@ -47,11 +47,11 @@ from scoring.models.toernooi import (
 __all__ = [
     "AuditEntry",
     "Club",
+    "ClubInvitation",
+    "ClubMembership",
     "Evening",
     "EveningPlayer",
     "EveningTable",
-    "ClubInvitation",
-    "ClubMembership",
     "Game",
     "IdempotencyKey",
     "Player",

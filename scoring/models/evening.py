@@ -33,7 +33,7 @@ class Evening(models.Model):
         _("tafelgrootte"), choices=[(4, "4"), (5, "5")], default=4
     )
     # The QR's secret: None while check-in is closed; a new one (rotated) ends the old QR.
-    checkin_token = models.CharField(  # noqa: DJ001 (None: closed, as Session.scorer_token)
+    checkin_token = models.CharField(
         _("QR-sleutel"), max_length=40, unique=True, null=True, blank=True, editable=False
     )
     created_at = models.DateTimeField(_("created"), default=timezone.now)
@@ -82,9 +82,7 @@ class EveningTable(models.Model):
     evening = models.ForeignKey(Evening, on_delete=models.CASCADE, related_name="tables")
     round = models.PositiveSmallIntegerField(_("ronde"))
     number = models.PositiveSmallIntegerField(_("tafel"))
-    session = models.OneToOneField(
-        Session, on_delete=models.PROTECT, related_name="evening_table"
-    )
+    session = models.OneToOneField(Session, on_delete=models.PROTECT, related_name="evening_table")
 
     class Meta:
         ordering = ["evening", "round", "number"]

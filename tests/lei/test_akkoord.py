@@ -54,7 +54,8 @@ def test_a_finished_game_asks_the_table_and_a_running_one_does_not(scorer, sessi
     services.session_finish(session=session)
     page = scorer.get(reverse("tablet", args=[session.pk])).content.decode()
     assert 'data-agreement="open"' in page
-    assert "Iedereen akkoord" in page and "Niet akkoord" in page
+    assert "Iedereen akkoord" in page
+    assert "Niet akkoord" in page
     # Both are taps of the outbox: sent in order, with a key.
     panel = page[page.index('id="akkoord"') : page.index("Niet akkoord</button>")]
     assert panel.count("data-outbox") == 2
@@ -97,7 +98,9 @@ def test_not_agreeing_marks_the_game_disputed_with_the_words(scorer, club, peopl
         ("x" * 141, "Hoogstens 140 tekens"),
     ],
 )
-def test_bad_words_are_refused_with_a_message_and_change_nothing(scorer, club, people, note, reason):
+def test_bad_words_are_refused_with_a_message_and_change_nothing(
+    scorer, club, people, note, reason
+):
     session = finished(club)
     version = session.version
     answer = dispute(scorer, session, note, **HX)
@@ -173,7 +176,7 @@ def test_only_agreed_games_count_when_the_club_says_so(client, club, people):
     club.agreement_rule = Club.AgreementRule.AGREED
     club.save()
     season = Season.objects.create(club=club, name="Voorjaar", starts_on="2000-01-01")
-    one, two, three = three_games(club, season)
+    one, two, _three = three_games(club, season)
     assert sessions_of(season) == {"Anne": 1, "Bas": 1}
     assert set(Session.objects.counted_for(club)) == {one}
     # The club admin accepts the disputed game: it counts from then on, and the page's copy
@@ -198,8 +201,10 @@ def test_counted_for_is_every_finished_game_under_the_default_rule(club, people)
 
 
 def test_the_admin_lists_disputed_games_and_accepts_them(admin_client, club, people):
-    one, two, three = three_games(club, None)
-    listed = admin_client.get(reverse("admin:scoring_session_changelist"), {"agreement": "disputed"})
+    one, two, _three = three_games(club, None)
+    listed = admin_client.get(
+        reverse("admin:scoring_session_changelist"), {"agreement": "disputed"}
+    )
     assert list(listed.context["cl"].queryset) == [two]
     admin_client.post(
         reverse("admin:scoring_session_changelist"),
@@ -240,7 +245,8 @@ def test_a_toernooi_table_counts_once_agreed_or_accepted(client, club, people, d
     def played() -> int:
         return sum(r.series_played for r in tournament_standings(tournament).rows)
 
-    assert played() == 0 and len(sessions) == 2
+    assert played() == 0
+    assert len(sessions) == 2
     page = client.get(reverse("tournament_series", args=[tournament.pk, 1])).content.decode()
     assert page.count("wacht op akkoord") == len(sessions)
     akkoord.session_agree(session=sessions[0])
@@ -249,4 +255,5 @@ def test_a_toernooi_table_counts_once_agreed_or_accepted(client, club, people, d
     assert answer.status_code == 302
     assert played() == sum(s.seats.count() for s in sessions[:2])
     page = client.get(reverse("tournament_series", args=[tournament.pk, 1])).content.decode()
-    assert "geaccepteerd" in page and "De uitslag van tafel 2 is geaccepteerd." in page
+    assert "geaccepteerd" in page
+    assert "De uitslag van tafel 2 is geaccepteerd." in page
