@@ -2,6 +2,8 @@ from django.contrib.auth import views as auth_views
 from django.urls import path, register_converter
 
 from scoring.clubs import views as club_views
+from scoring.evening import phone_views as checkin_views
+from scoring.evening import views as evening_views
 from scoring.http import ID
 from scoring.league import archive_views, exports
 from scoring.league import views as league_views
@@ -65,6 +67,7 @@ urlpatterns = [
     # The toernooi: the organiser's pages (create, check-in, the draw, each series and its
     # tables, table cards, a paper lei, the final table, prizes); its standings and TV are
     # league pages of the club, with the others below.
+    path("toernooi/<id:pk>/qr/", evening_views.tournament_checkin_qr, name="tournament_checkin_qr"),
     path("toernooi/", tournament_views.tournament_list, name="tournament_list"),
     path("toernooi/nieuw/", tournament_views.tournament_new, name="tournament_new"),
     path("toernooi/<id:pk>/", tournament_views.tournament_page, name="tournament_page"),
@@ -147,6 +150,15 @@ urlpatterns = [
         name="tournament_standings",
     ),
     path("club/<slug:slug>/toernooi/<id:pk>/tv/", room_views.tv_page, name="tournament_tv"),
+    # A club evening: check-in by QR on the players' phones, the organiser's screen, the draw
+    path("aanmelden/<str:token>/", checkin_views.checkin_phone, name="checkin_phone"),
+    path("avonden/", evening_views.evening_new, name="evening_new"),
+    path("avonden/<id:pk>/", evening_views.evening_page, name="evening_page"),
+    path("avonden/<id:pk>/qr/", evening_views.evening_qr, name="evening_qr"),
+    path("avonden/<id:pk>/qr/afdruk/", evening_views.evening_poster, name="evening_poster"),
+    path("avonden/<id:pk>/aanmelden/", evening_views.evening_add, name="evening_add"),
+    path("avonden/<id:pk>/gast/", evening_views.evening_guest, name="evening_guest"),
+    path("avonden/<id:pk>/loten/", evening_views.evening_draw, name="evening_draw"),
     # The league: a club's seasons and standings, players, the archive, the evening on the TV
     path("club/<slug:slug>/", league_views.club_home, name="league_club"),
     path(

@@ -25,6 +25,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, include, path, re
 from django.utils import timezone
 
 from scoring import access
+from scoring.evening import services as evenings
 from scoring.lei import seals, services
 from scoring.models import ClubInvitation, ClubMembership, Season, Session
 from scoring.toernooi import services as tournaments
@@ -127,6 +128,18 @@ MATRIX: dict[str, dict[str, tuple[int, ...]]] = {
     "tournament_table_paper_undo": {"GET": ALL_405, "POST": ORGANISER_POST},
     "tournament_table_accept": {"GET": ALL_405, "POST": ORGANISER_POST},  # refused: it plays
     "tournament_final": {"GET": ALL_405, "POST": ORGANISER_POST},
+    # The toernooi's QR check-in: its screen, made the first time it is asked for
+    "tournament_checkin_qr": {"GET": ALL_405, "POST": ORGANISER_POST},
+    # A club evening: the phone at the QR (the QR is the key; an empty POST checks in nobody)
+    # and the organiser's pages, as a toernooi's
+    "checkin_phone": {"GET": ALL_200, "POST": ALL_302},
+    "evening_new": {"GET": ADMINS_ONLY, "POST": ADMINS_ONLY},
+    "evening_page": {"GET": ORGANISER_GET, "POST": ALL_405},
+    "evening_poster": {"GET": ORGANISER_GET, "POST": ALL_405},
+    "evening_qr": {"GET": ALL_405, "POST": ORGANISER_POST},  # refused: no action chosen
+    "evening_add": {"GET": ALL_405, "POST": ORGANISER_POST},  # refused: no name
+    "evening_guest": {"GET": ALL_405, "POST": ORGANISER_POST},  # refused: no guest
+    "evening_draw": {"GET": ALL_405, "POST": ORGANISER_POST},  # refused: no round
     "tournament_prizes": {"GET": ORGANISER_GET, "POST": ALL_405},
     "tournament_standings": {"GET": MEMBERS_ONLY, "POST": ALL_405},
     "tournament_tv": {"GET": MEMBERS_ONLY, "POST": ALL_405},
@@ -199,6 +212,8 @@ class World:
     old_token: str
     tournament_id: int  # its first series started: one table of four playing
     invitation_token: str  # an open invitation to the club
+    evening_id: int = 0  # a club evening, its check-in QR open
+    checkin_token: str = ""
 
     def urls(self, key: str) -> list[tuple[str, tuple[int, ...] | None]]:
         """Concrete URLs for a matrix key, made from the objects as they are now, each with
@@ -251,6 +266,14 @@ class World:
             "tournament_standings": [slug, self.tournament_id],
             "tournament_tv": [slug, self.tournament_id],
             "invitation_accept": [self.invitation_token],
+            "tournament_checkin_qr": [self.tournament_id],
+            "checkin_phone": [self.checkin_token],
+            "evening_page": [self.evening_id],
+            "evening_poster": [self.evening_id],
+            "evening_qr": [self.evening_id],
+            "evening_add": [self.evening_id],
+            "evening_guest": [self.evening_id],
+            "evening_draw": [self.evening_id],
         }
         if key == "admin:*":
             round_1 = s.rounds.get(number=1)
@@ -294,6 +317,7 @@ def build_world(django_user_model) -> World:
     series = tournaments.series_draw(tournament=tournament, expected_number=1, seed=1)
     tournaments.series_start(series=series)
     invitation = ClubInvitation.objects.create(club=club)
+    evening = evenings.evening_create(club=club)
     return World(
         club,
         session,
@@ -303,6 +327,8 @@ def build_world(django_user_model) -> World:
         session.scorer_token,
         tournament.pk,
         invitation.token,
+        evening.pk,
+        evening.checkin_token,
     )
 
 
