@@ -50,7 +50,8 @@ class CheckinClosed(CheckinError):
     def __init__(self) -> None:
         super().__init__(
             _(
-                "Deze aanmeld-QR werkt niet meer: hij is gesloten of vervangen. Vraag de organisator."
+                "Deze aanmeld-QR werkt niet meer: hij is gesloten of vervangen."
+                " Vraag de organisator."
             )
         )
 
