@@ -122,7 +122,8 @@ def test_a_closed_qr_is_refused_and_checks_in_nobody(evening, members):
     answer = phone.get(reverse("checkin_phone", args=[token]))
     assert answer.status_code == 410
     assert "Deze aanmeld-QR werkt niet meer" in answer.content.decode()
-    answer = phone.post(reverse("checkin_phone", args=[token]), {"player": members["Bas Bakker"].pk})
+    url = reverse("checkin_phone", args=[token])
+    answer = phone.post(url, {"player": members["Bas Bakker"].pk})
     assert answer.status_code == 410
     assert not EveningPlayer.objects.exists()
 
@@ -222,7 +223,7 @@ def test_the_screen_shows_who_checked_in_by_which_phone(
     assert "4 spelers aangemeld" in page
     assert page.count('data-phone="telefoon A"') == 2
     assert "1 telefoon meldde meer dan één persoon aan (hoogstens 3 per telefoon)." in page
-    assert "Opa Toep <span class=\"muted\">(door de organisator)</span>" in page
+    assert 'Opa Toep <span class="muted">(door de organisator)</span>' in page
     assert "<svg" in page  # the QR
     # The poll: the login's session and user, the organiser's evening, the check-ins, the
     # tables, the next round.
@@ -259,9 +260,7 @@ def test_a_club_evening_draws_rounds_of_ordinary_games(organiser, evening, membe
     assert evening.tables.count() == 2
     organiser.post(reverse("evening_draw", args=[evening.pk]), {"round": "2"})
     first = [{s.player_id for s in t.session.seats.all()} for t in tables]
-    second = [
-        {s.player_id for s in t.session.seats.all()} for t in evening.tables.filter(round=2)
-    ]
+    second = [{s.player_id for s in t.session.seats.all()} for t in evening.tables.filter(round=2)]
     # Eight players at two tables of four: round 2 splits every table of round 1.
     assert all(len(a & b) == 2 for a in first for b in second)
 
