@@ -59,6 +59,7 @@ from scoring.models import (
     Club,
     ClubInvitation,
     ClubMembership,
+    Evening,
     Player,
     Session,
     Tournament,
@@ -214,6 +215,45 @@ def organiser_clubs(request: HttpRequest) -> list[Club]:
     if not request.user.is_authenticated:
         raise LoginNeeded()
     return clubs_administered_by(request.user)
+
+
+def evening_organiser(request: HttpRequest, pk: int) -> Evening:
+    """The club evening ``pk`` (or a toernooi's QR check-in) if the one asking organises it, as
+    a club admin of its club (one query); anyone else gets a 404, as for a toernooi."""
+    user = request.user
+    if not user.is_authenticated:
+        raise LoginNeeded(gettext("Log in als beheerder van de club."))
+    found = Evening.objects.select_related("club", "tournament", "season").filter(pk=pk)
+    if not user.is_superuser:
+        found = found.filter(Exists(admin_memberships_of(user).filter(club=OuterRef("club"))))
+    evening = found.first()
+    if evening is None:
+        raise Http404("no such evening")
+    return evening
+
+
+@dataclass(frozen=True)
+class CheckinDesk:
+    """A phone at an evening's check-in QR: the evening while its QR is open (None: closed,
+    rotated, or never made: the page says so), and the token the phone came with."""
+
+    evening: Evening | None
+    token: str
+
+
+# What a check-in QR's token can be (``new_checkin_token``).
+CHECKIN_TOKEN = re.compile(r"[A-Za-z0-9_-]{1,40}")
+
+
+def checkin_phone(request: HttpRequest, token: str) -> CheckinDesk:
+    """Whoever holds the evening's QR may check in (the QR is the key, hung up in the pub);
+    anybody, without an account. One query."""
+    found = None
+    if CHECKIN_TOKEN.fullmatch(token):
+        found = Evening.objects.select_related("club").filter(checkin_token=token).first()
+    if found is not None and not secrets.compare_digest(found.checkin_token or "", token):
+        found = None
+    return CheckinDesk(evening=found, token=token)
 
 
 # What an invitation's token can be (``new_invitation_token``: URL-safe base64); anything else

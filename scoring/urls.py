@@ -2,11 +2,14 @@ from django.contrib.auth import views as auth_views
 from django.urls import path, register_converter
 
 from scoring.clubs import views as club_views
+from scoring.evening import phone_views
+from scoring.evening import views as evening_views
 from scoring.http import ID
 from scoring.league import archive_views, exports
 from scoring.league import views as league_views
-from scoring.lei import correction_views, start_views, viewer_views, views
+from scoring.lei import akkoord_views, correction_views, start_views, viewer_views, views
 from scoring.ratings import views as rating_views
+from scoring.toernooi import akkoord_views as tournament_akkoord
 from scoring.toernooi import checkin_views, room_views, table_views, wall_views
 from scoring.toernooi import views as tournament_views
 
@@ -57,11 +60,15 @@ urlpatterns = [
     path("sessies/<id:pk>/scorerlink/", views.scorer_link_change, name="scorer_link_change"),
     path("sessies/<id:pk>/kijklink/", views.viewer_link_change, name="viewer_link_change"),
     path("sessies/<id:pk>/deel/", views.session_share, name="session_share"),
+    # The table's akkoord with the final lei
+    path("sessies/<id:pk>/akkoord/", akkoord_views.session_agree, name="session_agree"),
+    path("sessies/<id:pk>/niet-akkoord/", akkoord_views.session_dispute, name="session_dispute"),
     # The secret scorer link for a tablet (the read-only viewer link is the first URL)
     path("tafel/<str:token>/", views.scorer_link, name="scorer_link"),
     # The toernooi: the organiser's pages (create, check-in, the draw, each series and its
     # tables, table cards, a paper lei, the final table, prizes); its standings and TV are
     # league pages of the club, with the others below.
+    path("toernooi/<id:pk>/qr/", evening_views.tournament_checkin_qr, name="tournament_checkin_qr"),
     path("toernooi/", tournament_views.tournament_list, name="tournament_list"),
     path("toernooi/nieuw/", tournament_views.tournament_new, name="tournament_new"),
     path("toernooi/<id:pk>/", tournament_views.tournament_page, name="tournament_page"),
@@ -136,6 +143,11 @@ urlpatterns = [
         table_views.table_finish,
         name="tournament_table_finish",
     ),
+    path(
+        "toernooi/<id:pk>/serie/<id:number>/tafel/<id:table>/accepteren/",
+        tournament_akkoord.table_accept,
+        name="tournament_table_accept",
+    ),
     path("toernooi/<id:pk>/finaletafel/", table_views.final_table, name="tournament_final"),
     path("toernooi/<id:pk>/prijzen/", table_views.prize_list, name="tournament_prizes"),
     path(
@@ -144,6 +156,15 @@ urlpatterns = [
         name="tournament_standings",
     ),
     path("club/<slug:slug>/toernooi/<id:pk>/tv/", room_views.tv_page, name="tournament_tv"),
+    # A club evening: check-in by QR on the players' phones, the organiser's screen, the draw
+    path("aanmelden/<str:token>/", phone_views.checkin_phone, name="checkin_phone"),
+    path("avonden/", evening_views.evening_new, name="evening_new"),
+    path("avonden/<id:pk>/", evening_views.evening_page, name="evening_page"),
+    path("avonden/<id:pk>/qr/", evening_views.evening_qr, name="evening_qr"),
+    path("avonden/<id:pk>/qr/afdruk/", evening_views.evening_poster, name="evening_poster"),
+    path("avonden/<id:pk>/aanmelden/", evening_views.evening_add, name="evening_add"),
+    path("avonden/<id:pk>/gast/", evening_views.evening_guest, name="evening_guest"),
+    path("avonden/<id:pk>/loten/", evening_views.evening_draw, name="evening_draw"),
     # The league: a club's seasons and standings, players, the archive, the evening on the TV
     path("club/<slug:slug>/", league_views.club_home, name="league_club"),
     path(

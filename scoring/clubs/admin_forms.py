@@ -213,7 +213,15 @@ class ClubForm(forms.ModelForm):
 
     class Meta:
         model = Club
-        fields = ["name", "slug", "preset", "rules", "standings_public", "win_chance"]
+        fields = [
+            "name",
+            "slug",
+            "preset",
+            "rules",
+            "standings_public",
+            "win_chance",
+            "agreement_rule",
+        ]
         field_classes = {"rules": SettingJSONField}
 
     def clean(self) -> dict[str, Any]:

@@ -36,6 +36,7 @@ def club_to_file(club: Club) -> dict[str, Any]:
             "preset": club.preset,
             "rules": club.rules,
             "standings_public": club.standings_public,
+            "agreement_rule": club.agreement_rule,
             "created_at": club.created_at.isoformat(),
         },
         "players": [
@@ -67,6 +68,8 @@ def club_to_file(club: Club) -> dict[str, Any]:
                 "table_label": s.table_label,
                 "played_on": s.played_on.isoformat(),
                 "status": s.status,
+                "agreement": s.agreement,
+                "dispute_note": s.dispute_note,
                 "version": s.version,
                 "scorer_token": s.scorer_token,
                 "created_at": s.created_at.isoformat(),

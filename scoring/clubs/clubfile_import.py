@@ -67,6 +67,7 @@ def club_import(*, data: Mapping[str, Any], slug: str | None = None) -> Club:
                 preset=header.get("preset", "standaard"),
                 rules=header.get("rules") or {},
                 standings_public=bool(header.get("standings_public", False)),
+                agreement_rule=_choice(header.get("agreement_rule"), Club.AgreementRule),
             )
             if header.get("created_at"):
                 Club.objects.filter(pk=club.pk).update(created_at=dt(header["created_at"]))
@@ -140,6 +141,8 @@ def club_import(*, data: Mapping[str, Any], slug: str | None = None) -> Club:
                 )
                 kept = {
                     "status": entry.get("status", session.status),
+                    "agreement": _choice(entry.get("agreement"), Session.Agreement),
+                    "dispute_note": str(entry.get("dispute_note") or "")[:140],
                     "version": entry.get("version", 0),
                     "scorer_token": entry.get("scorer_token"),
                     "created_at": dt(entry["created_at"]),
@@ -167,3 +170,8 @@ def club_import(*, data: Mapping[str, Any], slug: str | None = None) -> Club:
     except IntegrityError as error:
         raise ClubImportError(f"the club export does not fit this database: {error}") from None
     return club
+
+
+def _choice(value: Any, choices: Any) -> str:
+    """A stored choice as it was, or the field's first (its default) for a file without it."""
+    return value if value in choices.values else choices.values[0]

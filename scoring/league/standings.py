@@ -40,7 +40,7 @@ from django.db.models import (
 from django.utils.translation import gettext_lazy as _
 
 from scoring import names
-from scoring.models import Player, Season, Session, SessionResult
+from scoring.models import Player, Season, Session, SessionResult, counted_q
 from scoring.ratings.selectors import season_ratings
 
 
@@ -262,6 +262,7 @@ def results_in_scope(
     players' rows (then ``table_size`` and placement points are not meaningful).
     """
     qs = SessionResult.objects.filter(
+        counted_q("session__"),  # the club's rule on the table's akkoord
         player__isnull=False,
         session__club_id=club_id,
         session__status__in=FINISHED,
@@ -300,6 +301,7 @@ def with_points(qs: QuerySet, ranking: Ranking) -> QuerySet:
         won=F("rounds_won"),
         session_total=F("total"),
         played_on=F("session__played_on"),
+        disputed=Case(When(session__agreement="disputed", then=Value(1)), default=Value(0)),
         table_size=table_size,
         pts=pts,
     ).values(
@@ -311,6 +313,7 @@ def with_points(qs: QuerySet, ranking: Ranking) -> QuerySet:
         "won",
         "session_total",
         "played_on",
+        "disputed",
         "table_size",
         "pts",
     )
@@ -362,6 +365,7 @@ class StandingRow:
     evenings: int = 0  # days with a finished session, for the season's ``min_sessions``
     section: str = RANKED
     rating: float | None = None  # the club rating after the player's last game of the season
+    disputed: int = 0  # counted games the table did not agree to (scoring/lei/akkoord.py)
 
     @property
     def won_share(self) -> float | None:
@@ -388,6 +392,7 @@ SELECT pid, COUNT(*) AS sessions, COUNT(DISTINCT played_on) AS evenings,
        SUM(koning) AS toepkoningen, AVG(place) AS average_place,
        SUM(pts) AS all_points, SUM(CASE WHEN best <= {best_n} THEN pts ELSE 0 END) AS best_points,
        SUM(played) AS rounds_played, SUM(won) AS rounds_won, SUM(session_total) AS strafpunten,
+       SUM(disputed) AS disputed,
        MAX(CASE WHEN recent = 1 THEN place END) AS form1_place,
        MAX(CASE WHEN recent = 1 THEN table_size END) AS form1_size,
        MAX(CASE WHEN recent = 2 THEN place END) AS form2_place,
@@ -462,6 +467,7 @@ def season_standings(season: Season) -> Standings:
                 section=GUEST
                 if player["is_guest"]
                 else (RANKED if a["evenings"] >= season.min_sessions else NOT_YET),
+                disputed=int(a["disputed"] or 0),
             )
         )
     if ranking.scoring == RATING:

@@ -77,6 +77,7 @@ def key(season: Season, *, club: Club, variant: str) -> str:
         season.min_sessions,
         _ratings_key(club, season),
         club.slug,
+        club.agreement_rule,  # which games count (scoring/lei/akkoord.py)
         variant,
         RELEASE,
     ]

@@ -25,7 +25,7 @@ from scoring.clubs.admin_forms import (
     EventFormSet,
 )
 from scoring.engine import Refusal
-from scoring.lei import funnel, seals, services
+from scoring.lei import akkoord, funnel, seals, services
 from scoring.lei.admin_forms import EventForm, PresenceForm, SessionForm, refusal_message
 from scoring.models import (
     AuditEntry,
@@ -165,9 +165,19 @@ class SessionAdmin(ClubScopedAdmin):
     addable = False
     autocomplete_fields = ["season"]
     date_hierarchy = "played_on"
-    list_display = ["played_on", "table_label", "club", "status", "season", "winner", "version"]
+    list_display = [
+        "played_on",
+        "table_label",
+        "club",
+        "status",
+        "agreement",
+        "season",
+        "winner",
+        "version",
+    ]
     list_filter = [
         "status",
+        "agreement",  # the disputed games, for the club admin (scoring/lei/akkoord.py)
         ("season", admin.RelatedOnlyFieldListFilter),
         WinnerFilter,
         "game",
@@ -186,6 +196,8 @@ class SessionAdmin(ClubScopedAdmin):
         "ended",
         "status",
         "result_closed",
+        "agreement",
+        "dispute_note",
         "version",
         "scorer_link",
         "viewer_link",
@@ -196,6 +208,7 @@ class SessionAdmin(ClubScopedAdmin):
     ]
     inlines = [SeatInline, RoundInline, SessionResultInline]
     actions = [
+        "accept_results",
         "finish_sessions",
         "reopen_sessions",
         "lock_sessions",
@@ -310,6 +323,17 @@ class SessionAdmin(ClubScopedAdmin):
                 count += 1
         if count:
             self.message_user(request, done % {"count": count}, messages.SUCCESS)
+
+    @admin.action(description=_("Accept the selected results"), permissions=["change"])
+    def accept_results(self, request: HttpRequest, queryset: QuerySet) -> None:
+        """A disputed game (or one the table did not answer) counts once its admin accepts
+        it; the dispute's words stay, and the audit log has both (scoring/lei/akkoord.py)."""
+        self._each(
+            request,
+            queryset,
+            lambda s: akkoord.session_accept(session=s, actor=admin_actor(request)),
+            gettext("Results accepted: %(count)s."),
+        )
 
     @admin.action(description=_("Finish the selected sessions"), permissions=["change"])
     def finish_sessions(self, request: HttpRequest, queryset: QuerySet) -> None:

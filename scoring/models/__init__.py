@@ -7,8 +7,8 @@ lei, the league pages and the admin. Every model reaches its club in at most thr
 (``club``, ``session__club``, ``round__session__club``) so that every admin queryset can be
 scoped to the clubs of the person looking.
 
-One module per room (``clubs``, ``lei``, ``toernooi``, ``ratings``); everything is imported from
-``scoring.models``, as Django and the migrations expect.
+One module per room (``clubs``, ``lei``, ``toernooi``, ``ratings``, ``evening``); everything is
+imported from ``scoring.models``, as Django and the migrations expect.
 """
 
 from scoring.models.clubs import (
@@ -21,6 +21,7 @@ from scoring.models.clubs import (
     default_ranking,
     new_scorer_token,
 )
+from scoring.models.evening import Evening, EveningPlayer, EveningTable, new_checkin_token
 from scoring.models.lei import (
     AuditEntry,
     IdempotencyKey,
@@ -32,6 +33,7 @@ from scoring.models.lei import (
     SessionQuerySet,
     SessionResult,
     TapAllowance,
+    counted_q,
 )
 from scoring.models.ratings import RatingSnapshot, RatingState
 from scoring.models.toernooi import (
@@ -48,6 +50,9 @@ __all__ = [
     "Club",
     "ClubInvitation",
     "ClubMembership",
+    "Evening",
+    "EveningPlayer",
+    "EveningTable",
     "Game",
     "IdempotencyKey",
     "Player",
@@ -67,7 +72,9 @@ __all__ = [
     "Tournament",
     "TournamentEntry",
     "TournamentTable",
+    "counted_q",
     "default_ranking",
     "default_table_points",
+    "new_checkin_token",
     "new_scorer_token",
 ]

@@ -57,6 +57,15 @@ class Club(models.Model):
         default=False,
         help_text=_("Before a game the tablet shows each player's chance, from the ratings."),
     )
+
+    class AgreementRule(models.TextChoices):
+        ALL = "all", _("alle spellen tellen, betwiste gemarkeerd")
+        AGREED = "agreed", _("alleen spellen waar de tafel akkoord mee is")
+
+    # Which games the standings count (scoring/models/lei.py, ``counted_for``).
+    agreement_rule = models.CharField(
+        _("stand telt"), max_length=10, choices=AgreementRule.choices, default=AgreementRule.ALL
+    )
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
 
     class Meta:

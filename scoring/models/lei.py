@@ -29,12 +29,40 @@ class SessionQuerySet(models.QuerySet):
     def in_season(self, season: Season) -> SessionQuerySet:
         return self.filter(season=season)
 
+    def counted_for(self, club: Club) -> SessionQuerySet:
+        """The club's finished games that count for its standings and ratings, by the club's
+        ``agreement_rule``: every game (disputed ones marked where shown), or only those the
+        table agreed to or the club (a toernooi's organiser) accepted."""
+        return self.for_club(club).finished().filter(counted_q())
+
+    def disputed(self) -> SessionQuerySet:
+        return self.filter(agreement=Session.Agreement.DISPUTED)
+
+
+# What a table's "akkoord" says once given: these count under every club rule.
+SETTLED = ("agreed", "accepted")
+
+
+def counted_q(prefix: str = "") -> Q:
+    """The sessions that count under their club's ``agreement_rule``, as a filter that joins
+    the club rather than asking for it (``prefix``: the path to the session from the model
+    filtered, as ``"session__"``)."""
+    return Q(**{f"{prefix}club__agreement_rule": Club.AgreementRule.ALL}) | Q(
+        **{f"{prefix}agreement__in": SETTLED}
+    )
+
 
 class Session(models.Model):
     class Status(models.TextChoices):
         RUNNING = "running", _("running")
         FINISHED = "finished", _("finished")
         LOCKED = "locked", _("locked")
+
+    class Agreement(models.TextChoices):
+        OPEN = "open", _("wacht op akkoord")
+        AGREED = "agreed", _("akkoord")
+        DISPUTED = "disputed", _("niet akkoord")
+        ACCEPTED = "accepted", _("geaccepteerd")
 
     club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="sessions")
     season = models.ForeignKey(
@@ -60,6 +88,12 @@ class Session(models.Model):
     status = models.CharField(
         _("status"), max_length=10, choices=Status.choices, default=Status.RUNNING
     )
+    # The table's "akkoord" with the final lei (scoring/lei/akkoord.py): open until the table
+    # agrees or a player disputes it; a club admin (a toernooi's organiser) accepts it.
+    agreement = models.CharField(
+        _("akkoord"), max_length=10, choices=Agreement.choices, default=Agreement.OPEN
+    )
+    dispute_note = models.CharField(_("niet akkoord omdat"), max_length=140, blank=True)
     # Bumped by every write; a client sends the version it saw and a stale one is refused.
     version = models.PositiveIntegerField(_("version"), default=0)
     scorer_token = models.CharField(
@@ -95,6 +129,10 @@ class Session(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(version__gte=0), name="session_version_not_negative"
+            ),
+            models.CheckConstraint(
+                condition=Q(agreement__in=["open", "agreed", "disputed", "accepted"]),
+                name="session_agreement_valid",
             ),
         ]
         indexes = [
@@ -278,6 +316,10 @@ class AuditEntry(models.Model):
         SERIES_REDRAW = "series_redraw", _("series drawn again")
         CHECK_IN = "checkin", _("checked in")
         JOIN = "join", _("joined by invitation")
+        # The table's akkoord with the final lei (scoring/lei/akkoord.py).
+        AGREE = "agree", _("akkoord van de tafel")
+        DISPUTE = "dispute", _("niet akkoord")
+        ACCEPT = "accept", _("uitslag geaccepteerd")
 
     session = models.ForeignKey(
         Session, on_delete=models.SET_NULL, null=True, blank=True, related_name="audit_entries"

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from django.db.models import Count, Max, Q, Sum
 from openskill.models import PlackettLuce
 
-from scoring.models import Session, SessionResult
+from scoring.models import Session, SessionResult, counted_q
 
 FINISHED = [Session.Status.FINISHED, Session.Status.LOCKED]
 
@@ -37,6 +37,8 @@ def _rated_sessions(club_id: int) -> Q:
         Q(session__club_id=club_id, session__status__in=FINISHED, session__game="strafpunten")
         & ~Q(session__tournament_table__series__tournament__rated=False)
         & Q(player__isnull=False)
+        # the club's akkoord rule, as for the standings (a disputed game out where it says so)
+        & counted_q("session__")
     )
 
 

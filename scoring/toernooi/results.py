@@ -246,13 +246,15 @@ def _paper_table(table: TournamentTable) -> tuple[Tournament, Series, Session]:
 
 def _hand_over(old: Session, new: Session, table: TournamentTable, *, closed: bool) -> None:
     """``new`` is the table's game from now on, with the old one's scorer link: the printed
-    table card keeps working. The old game goes (its audit entries stay)."""
+    table card keeps working. The old game goes (its audit entries stay). The organiser
+    entered the paper lei: it counts as accepted (scoring/lei/akkoord.py)."""
     token = old.scorer_token
     old.scorer_token = None
     old.save(update_fields=["scorer_token"])
     new.scorer_token = token
     new.result_closed = closed
-    new.save(update_fields=["scorer_token", "result_closed"])
+    new.agreement = Session.Agreement.ACCEPTED
+    new.save(update_fields=["scorer_token", "result_closed", "agreement"])
     table.session = new
     table.save(update_fields=["session"])
     old.delete()

@@ -24,6 +24,7 @@ from scoring.models import (
     Tournament,
     TournamentEntry,
     TournamentTable,
+    counted_q,
 )
 from scoring.toernooi import draw
 
@@ -175,6 +176,7 @@ def tournament_standings(tournament: Tournament) -> Standings:
     series_state = dict(tournament.series.filter(final=False).values_list("number", "state"))
     results = list(
         SessionResult.objects.filter(
+            counted_q("session__"),  # the club's rule on the table's akkoord
             session__tournament_table__series__tournament=tournament,
             session__tournament_table__series__final=False,
             player__isnull=False,

@@ -42,6 +42,7 @@ from hypothesis import strategies as st
 from scoring import access
 from scoring import urls as scoring_urls
 from scoring.engine import DEFAULT_RULES, EVENT_TYPES
+from scoring.evening import services as evenings
 from scoring.lei import services
 from scoring.models import ClubInvitation, ClubMembership, Player, Season, Session, Tournament
 from scoring.toernooi import checkin
@@ -766,6 +767,11 @@ def world(league, django_user_model) -> dict[str, Any]:
     beheer = django_user_model.objects.create_user("clubbeheer", password="x", is_staff=True)
     ClubMembership.objects.create(club=club, user=beheer, role="admin")
     invitation = ClubInvitation.objects.create(club=club, created_by=beheer)
+    # A club evening with four checked in and a guest waiting: its confirm, add and draw forms.
+    evening = evenings.evening_create(club=club)
+    for name in names[:4]:
+        evenings.checkin_by_organiser(evening=evening, name=name)
+    evenings.checkin_guest(evening=evening, token=evening.checkin_token, name="Gast", phone="p")
     return {
         **league,
         "tournament": tournament,
@@ -773,6 +779,7 @@ def world(league, django_user_model) -> dict[str, Any]:
         "root": root,
         "beheer": beheer,
         "invitation": invitation,
+        "evening": evening,
     }
 
 
@@ -807,6 +814,23 @@ def pages(world: dict[str, Any]) -> dict[str, str]:
                 "scorer_link_change",
                 "viewer_link_change",
                 "session_share",
+                "session_agree",
+                "session_dispute",
+            ]
+        },
+        "tournament_checkin_qr": reverse("tournament_checkin_qr", args=[t]),
+        "tournament_table_accept": reverse("tournament_table_accept", args=[t, 1, 1]),
+        "checkin_phone": reverse("checkin_phone", args=[world["evening"].checkin_token]),
+        "evening_new": reverse("evening_new"),
+        **{
+            name: reverse(name, args=[world["evening"].pk])
+            for name in [
+                "evening_page",
+                "evening_qr",
+                "evening_poster",
+                "evening_add",
+                "evening_guest",
+                "evening_draw",
             ]
         },
         "round_edit": reverse("round_edit", args=[session.pk, 1]),

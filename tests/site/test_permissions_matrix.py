@@ -25,6 +25,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, include, path, re
 from django.utils import timezone
 
 from scoring import access
+from scoring.evening import services as evenings
 from scoring.lei import seals, services
 from scoring.models import ClubInvitation, ClubMembership, Season, Session
 from scoring.toernooi import checkin
@@ -92,6 +93,8 @@ MATRIX: dict[str, dict[str, tuple[int, ...]]] = {
     "scorer_link_change": {"GET": ALL_405, "POST": LINK_CHANGE},
     "viewer_link_change": {"GET": ALL_405, "POST": TABLET_WRITE},  # whoever scores the game
     "session_share": {"GET": TABLET_GET, "POST": ALL_405},  # holds the secret scorer link
+    "session_agree": {"GET": ALL_405, "POST": TABLET_WRITE},  # refused: the game runs
+    "session_dispute": {"GET": ALL_405, "POST": TABLET_WRITE},  # refused: no words
     # Links to share; the revoked tablet's world has no valid scorer link at all
     "scorer_link": {"GET": (302, 302, 302, 404, 302, 302, 302, 302, 302), "POST": ALL_405},
     "viewer": {"GET": ALL_200, "POST": ALL_403},
@@ -127,7 +130,20 @@ MATRIX: dict[str, dict[str, tuple[int, ...]]] = {
     "tournament_table_paper": {"GET": ORGANISER_GET, "POST": ORGANISER_FORM},
     "tournament_table_finish": {"GET": ALL_405, "POST": ORGANISER_POST},
     "tournament_table_paper_undo": {"GET": ALL_405, "POST": ORGANISER_POST},
+    "tournament_table_accept": {"GET": ALL_405, "POST": ORGANISER_POST},  # refused: it plays
     "tournament_final": {"GET": ALL_405, "POST": ORGANISER_POST},
+    # The toernooi's QR check-in: its screen, made the first time it is asked for
+    "tournament_checkin_qr": {"GET": ALL_405, "POST": ORGANISER_POST},
+    # A club evening: the phone at the QR (the QR is the key; an empty POST checks in nobody)
+    # and the organiser's pages, as a toernooi's
+    "checkin_phone": {"GET": ALL_200, "POST": ALL_302},
+    "evening_new": {"GET": ADMINS_ONLY, "POST": ADMINS_ONLY},
+    "evening_page": {"GET": ORGANISER_GET, "POST": ALL_405},
+    "evening_poster": {"GET": ORGANISER_GET, "POST": ALL_405},
+    "evening_qr": {"GET": ALL_405, "POST": ORGANISER_POST},  # refused: no action chosen
+    "evening_add": {"GET": ALL_405, "POST": ORGANISER_POST},  # refused: no name
+    "evening_guest": {"GET": ALL_405, "POST": ORGANISER_POST},  # refused: no guest
+    "evening_draw": {"GET": ALL_405, "POST": ORGANISER_POST},  # refused: no round
     "tournament_prizes": {"GET": ORGANISER_GET, "POST": ALL_405},
     "tournament_standings": {"GET": MEMBERS_ONLY, "POST": ALL_405},
     "tournament_tv": {"GET": MEMBERS_ONLY, "POST": ALL_405},
@@ -200,6 +216,8 @@ class World:
     old_token: str
     tournament_id: int  # its first series started: one table of four playing
     invitation_token: str  # an open invitation to the club
+    evening_id: int = 0  # a club evening, its check-in QR open
+    checkin_token: str = ""
 
     def urls(self, key: str) -> list[tuple[str, tuple[int, ...] | None]]:
         """Concrete URLs for a matrix key, made from the objects as they are now, each with
@@ -217,6 +235,8 @@ class World:
             "scorer_link_change": [s.pk],
             "viewer_link_change": [s.pk],
             "session_share": [s.pk],
+            "session_agree": [s.pk],
+            "session_dispute": [s.pk],
             "scorer_link": [s.scorer_token or self.old_token],
             "viewer": [access.viewer_token(s.pk)],
             "league_club": [slug],
@@ -247,11 +267,20 @@ class World:
             "tournament_table_paper": [self.tournament_id, 1, 1],
             "tournament_table_finish": [self.tournament_id, 1, 1],
             "tournament_table_paper_undo": [self.tournament_id, 1, 1],
+            "tournament_table_accept": [self.tournament_id, 1, 1],
             "tournament_final": [self.tournament_id],
             "tournament_prizes": [self.tournament_id],
             "tournament_standings": [slug, self.tournament_id],
             "tournament_tv": [slug, self.tournament_id],
             "invitation_accept": [self.invitation_token],
+            "tournament_checkin_qr": [self.tournament_id],
+            "checkin_phone": [self.checkin_token],
+            "evening_page": [self.evening_id],
+            "evening_poster": [self.evening_id],
+            "evening_qr": [self.evening_id],
+            "evening_add": [self.evening_id],
+            "evening_guest": [self.evening_id],
+            "evening_draw": [self.evening_id],
         }
         if key == "admin:*":
             round_1 = s.rounds.get(number=1)
@@ -295,6 +324,7 @@ def build_world(django_user_model) -> World:
     series = tournaments.series_draw(tournament=tournament, expected_number=1, seed=1)
     tournaments.series_start(series=series)
     invitation = ClubInvitation.objects.create(club=club)
+    evening = evenings.evening_create(club=club)
     return World(
         club,
         session,
@@ -304,6 +334,8 @@ def build_world(django_user_model) -> World:
         session.scorer_token,
         tournament.pk,
         invitation.token,
+        evening.pk,
+        evening.checkin_token,
     )
 
 

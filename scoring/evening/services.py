@@ -1,0 +1,298 @@
+"""A club evening's writes: opening it, its check-in QR (closed, rotated), who checks in on a
+phone or with the organiser, a new guest confirmed, and for an evening without a toernooi the
+draw of a round of tables (``scoring.toernooi.draw``), each table an ordinary game.
+
+The QR's token is checked inside the evening's row lock, so a phone racing a rotation is
+refused, never let in on the old code. One phone (its cookie) checks in at most
+``PHONE_LIMIT`` people an evening: a friend without a phone is helped, a stranger with the QR
+cannot fill the evening; the organiser sees which phone checked in whom.
+"""
+
+from __future__ import annotations
+
+import datetime
+import random
+import secrets
+from collections import defaultdict
+from typing import Any
+
+from django.db import transaction
+from django.db.models import ProtectedError
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from scoring import names
+from scoring.clubs import services as club_services
+from scoring.lei import services as lei_services
+from scoring.models import (
+    Club,
+    Evening,
+    EveningPlayer,
+    EveningTable,
+    Player,
+    Seat,
+    Tournament,
+    new_checkin_token,
+)
+from scoring.toernooi import draw
+from scoring.toernooi import services as tournaments
+from scoring.writes import ServiceError
+
+PHONE_LIMIT = 3
+MAX_PLAYERS = 200  # a bound on one draw's work and one evening's page
+
+
+class CheckinError(ServiceError):
+    pass
+
+
+class CheckinClosed(CheckinError):
+    def __init__(self) -> None:
+        super().__init__(
+            _(
+                "Deze aanmeld-QR werkt niet meer: hij is gesloten of vervangen."
+                " Vraag de organisator."
+            )
+        )
+
+
+def evening_create(*, club: Club, date: datetime.date | None = None) -> Evening:
+    """A club evening, its check-in open at once."""
+    day = date or timezone.localdate()
+    return Evening.objects.create(
+        club=club,
+        date=day,
+        season=lei_services.running_season(club, day),
+        checkin_token=new_checkin_token(),
+    )
+
+
+def evening_of_tournament(*, tournament: Tournament) -> Evening:
+    """The QR check-in of a toernooi: made when its organiser first asks for it."""
+    evening, _made = Evening.objects.get_or_create(
+        tournament=tournament,
+        defaults={
+            "club": tournament.club,
+            "date": tournament.date,
+            "season": tournament.season,
+            "table_size": tournament.table_size,
+            "checkin_token": new_checkin_token(),
+        },
+    )
+    return evening
+
+
+def _lock(evening: Evening) -> Evening:
+    return (
+        Evening.objects.select_for_update().select_related("club", "tournament").get(pk=evening.pk)
+    )
+
+
+def checkin_close(*, evening: Evening) -> Evening:
+    with transaction.atomic():
+        locked = _lock(evening)
+        locked.checkin_token = None
+        locked.save(update_fields=["checkin_token"])
+    return locked
+
+
+def checkin_rotate(*, evening: Evening) -> Evening:
+    """A new QR (the old one answers that it no longer works); also opens a closed one."""
+    with transaction.atomic():
+        locked = _lock(evening)
+        locked.checkin_token = new_checkin_token()
+        locked.save(update_fields=["checkin_token"])
+    return locked
+
+
+def _open(evening: Evening, token: str) -> Evening:
+    locked = _lock(evening)
+    if not locked.checkin_token or not secrets.compare_digest(locked.checkin_token, token):
+        raise CheckinClosed()
+    return locked
+
+
+def _phone_room(evening: Evening, phone: str) -> None:
+    if EveningPlayer.objects.filter(evening=evening, phone=phone).count() >= PHONE_LIMIT:
+        raise CheckinError(
+            _(
+                "Met deze telefoon zijn al %(limit)s mensen aangemeld. Wie nog mist, meldt zich"
+                " bij de organisator."
+            )
+            % {"limit": PHONE_LIMIT}
+        )
+
+
+def _enter(evening: Evening, player: Player, *, phone: str, pending: bool) -> EveningPlayer:
+    if evening.players.count() >= MAX_PLAYERS:
+        raise CheckinError(_("Deze avond is vol."))
+    if evening.tournament is not None and not pending:
+        tournaments.tournament_check_in(tournament=evening.tournament, players=[player])
+    return EveningPlayer.objects.create(
+        evening=evening, player=player, phone=phone, pending=pending
+    )
+
+
+def checkin_by_phone(*, evening: Evening, token: str, player_id: Any, phone: str) -> EveningPlayer:
+    """A player found by name checks in on a phone. Checking in twice changes nothing."""
+    with transaction.atomic():
+        locked = _open(evening, token)
+        player = None
+        if isinstance(player_id, str) and player_id.isdigit() and len(player_id) < 19:
+            player = Player.objects.filter(club=locked.club, pk=int(player_id)).first()
+        if player is None or not player.confirmed:
+            raise CheckinError(_("Die naam staat niet op de lijst van de club."))
+        done = EveningPlayer.objects.filter(evening=locked, player=player).first()
+        if done is not None:
+            return done
+        _phone_room(locked, phone)
+        return _enter(locked, player, phone=phone, pending=False)
+
+
+def checkin_guest(*, evening: Evening, token: str, name: Any, phone: str) -> EveningPlayer:
+    """Someone new adds themselves: a guest of the club, shown by initials, who plays once
+    the organiser confirms them."""
+    with transaction.atomic():
+        locked = _open(evening, token)
+        typed = names.tidy(name) if isinstance(name, str) else ""
+        if not typed:
+            raise CheckinError(_("Vul je naam in."))
+        if len(typed) > Player._meta.get_field("name").max_length:
+            raise CheckinError(_("Die naam is te lang."))
+        if Player.objects.filter(club=locked.club, name_key=names.name_key(typed)).exists():
+            raise CheckinError(
+                _("Die naam kent de club al: zoek hem hierboven, of vraag de organisator.")
+            )
+        _phone_room(locked, phone)
+        player = Player.objects.create(
+            club=locked.club, name=typed, is_guest=True, confirmed=False, public_initials=True
+        )
+        return _enter(locked, player, phone=phone, pending=True)
+
+
+def checkin_by_organiser(*, evening: Evening, name: Any, actor: Any = None) -> EveningPlayer:
+    """The organiser checks in someone without a phone: a known name is that player, a new one
+    a guest of the club."""
+    with transaction.atomic():
+        locked = _lock(evening)
+        try:
+            player = club_services.club_players(locked.club, [name])[name]
+        except club_services.PlayerNameClash as clash:
+            raise CheckinError(_("Vul een naam in van hoogstens 40 tekens.")) from clash
+        done = EveningPlayer.objects.filter(evening=locked, player=player).first()
+        if done is not None:
+            return done
+        return _enter(locked, player, phone="", pending=False)
+
+
+def guest_confirm(*, evening: Evening, player_id: int, actor: Any = None) -> EveningPlayer:
+    with transaction.atomic():
+        locked = _lock(evening)
+        entry = _pending(locked, player_id)
+        club_services.guests_confirm(players=Player.objects.filter(pk=entry.player_id), actor=actor)
+        if locked.tournament is not None:
+            tournaments.tournament_check_in(tournament=locked.tournament, players=[entry.player])
+        entry.pending = False
+        entry.save(update_fields=["pending"])
+        return entry
+
+
+def guest_refuse(*, evening: Evening, player_id: int) -> None:
+    """Not somebody here (a joke, a name typed twice): the check-in goes, and the guest with
+    it unless they played somewhere."""
+    with transaction.atomic():
+        locked = _lock(evening)
+        entry = _pending(locked, player_id)
+        player = entry.player
+        entry.delete()
+        try:
+            with transaction.atomic():
+                player.delete()
+        except ProtectedError:
+            pass
+
+
+def _pending(evening: Evening, player_id: int) -> EveningPlayer:
+    entry = (
+        EveningPlayer.objects.select_related("player")
+        .filter(evening=evening, player_id=player_id, pending=True)
+        .first()
+    )
+    if entry is None:
+        raise CheckinError(_("Die gast wacht niet (meer) op bevestiging."))
+    return entry
+
+
+# --- the tables of a club evening ---------------------------------------------------------------
+
+
+def next_round(evening: Evening) -> int:
+    last = evening.tables.order_by("-round").values_list("round", flat=True).first()
+    return (last or 0) + 1
+
+
+def evening_draw(
+    *, evening: Evening, expected_round: int, seed: int | None = None, actor: Any = None
+) -> list[EveningTable]:
+    """Draw round ``expected_round`` of the evening's tables from who is checked in, meeting
+    again as little as the rounds before allow (``scoring.toernooi.draw``), and start a game
+    at each table. ``expected_round`` is the round the organiser saw as next, so a second tap
+    (or a second organiser) does not draw twice."""
+    with transaction.atomic():
+        locked = _lock(evening)
+        if locked.tournament is not None:
+            raise CheckinError(
+                _("De tafels van een toernooi komen uit de loting van het toernooi.")
+            )
+        number = next_round(locked)
+        if expected_round != number:
+            raise CheckinError(
+                _("Ronde %(round)s is al geloot: ververs de pagina.") % {"round": expected_round}
+            )
+        players = [
+            e.player
+            for e in locked.players.select_related("player")
+            .filter(pending=False)
+            .order_by("player_id")
+        ]
+        if len(players) < draw.MIN_TABLE:
+            raise CheckinError(
+                _("Er zijn %(count)s spelers aangemeld: een tafel heeft er minstens %(min)s.")
+                % {"count": len(players), "min": draw.MIN_TABLE}
+            )
+        by_id = {p.pk: p for p in players}
+        result = draw.draw_tables(
+            list(by_id),
+            met=draw.meetings(_history(locked)),
+            preferred=locked.table_size,
+            rng=random.Random(secrets.randbelow(2**31) if seed is None else seed),
+        )
+        made = []
+        for n, (members, dealer) in enumerate(zip(result.tables, result.dealers, strict=True), 1):
+            session = lei_services.session_start(
+                club=locked.club,
+                players=[by_id[p] for p in members],
+                dealer=by_id[dealer],
+                table_label=_("Ronde %(round)s · tafel %(table)s") % {"round": number, "table": n},
+                season=locked.season,
+                played_on=locked.date,
+                actor=actor,
+            )
+            made.append(
+                EveningTable.objects.create(evening=locked, round=number, number=n, session=session)
+            )
+        return made
+
+
+def _history(evening: Evening) -> list[list[list[int]]]:
+    """Who sat together in the evening's rounds so far: [round][table][player id]."""
+    tables: dict[tuple[int, int], list[int]] = defaultdict(list)
+    seats = Seat.objects.filter(session__evening_table__evening=evening).values_list(
+        "session__evening_table__round", "session_id", "player_id"
+    )
+    for number, session, player in seats:
+        tables[(number, session)].append(player)
+    rounds: dict[int, list[list[int]]] = defaultdict(list)
+    for (number, _session), players in sorted(tables.items()):
+        rounds[number].append(players)
+    return [rounds[n] for n in sorted(rounds)]

@@ -1,0 +1,178 @@
+"""The organiser's pages of a club evening: starting one, the check-in screen with its QR (shown,
+printed, closed, rotated), the guests to confirm, someone checked in by hand, and the draw of a
+round of tables. A toernooi's QR check-in opens the same screen (without the draw)."""
+
+from __future__ import annotations
+
+import datetime
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from scoring import access
+from scoring.evening import selectors, services
+from scoring.http import private_response
+from scoring.models import Club, Evening, Tournament
+from scoring.svg import qr_svg
+from scoring.writes import ServiceError
+
+POLL_SECONDS = 3  # the check-in screen, as the toernooi's series page
+
+
+def evening_url(evening: Evening) -> str:
+    return reverse("evening_page", args=[evening.pk])
+
+
+@require_http_methods(["GET", "POST"])
+@access.requires(access.organiser_clubs)
+def evening_new(request: HttpRequest, clubs: list[Club]) -> HttpResponse:
+    """A club evening: today's, for one of the clubs the organiser runs; the latest ones."""
+    if not clubs:
+        return HttpResponseForbidden(
+            gettext("Alleen een beheerder van een club kan een clubavond beginnen.")
+        )
+    if request.method == "POST":
+        club = next((c for c in clubs if str(c.pk) == request.POST.get("club")), None)
+        try:
+            day = datetime.date.fromisoformat(request.POST.get("date") or "")
+        except ValueError:
+            day = None
+        if (
+            club is None
+            or day is None
+            or not datetime.date(2000, 1, 1) <= day <= datetime.date(2999, 12, 31)
+        ):
+            messages.error(request, gettext("Kies een club en een datum."))
+        else:
+            evening = services.evening_create(club=club, date=day)
+            return redirect(evening_url(evening))
+    recent = Evening.objects.filter(club__in=clubs, tournament__isnull=True).select_related("club")[
+        :20
+    ]
+    return render(
+        request,
+        "scoring/evening/new.html",
+        {"clubs": clubs, "recent": recent, "today": timezone.localdate()},
+    )
+
+
+@require_GET
+@access.requires(access.evening_organiser)
+def evening_page(request: HttpRequest, evening: Evening) -> HttpResponse:
+    """The check-in screen: the QR, who is here (live), the guests waiting, the rounds."""
+    context = {
+        "evening": evening,
+        "board": selectors.board(evening),
+        "poll_seconds": POLL_SECONDS,
+        "next_round": services.next_round(evening),
+        "phone_limit": services.PHONE_LIMIT,
+    }
+    if request.htmx:
+        return private_response(render(request, "scoring/evening/evening.html#board", context))
+    if evening.checkin_token:
+        url = request.build_absolute_uri(reverse("checkin_phone", args=[evening.checkin_token]))
+        context.update(checkin_url=url, qr=qr_svg(url, gettext("Aanmelden")))
+    return private_response(render(request, "scoring/evening/evening.html", context))
+
+
+@require_GET
+@access.requires(access.evening_organiser)
+def evening_poster(request: HttpRequest, evening: Evening) -> HttpResponse:
+    """The QR to hang up: one A4 page."""
+    context: dict = {"evening": evening}
+    if evening.checkin_token:
+        url = request.build_absolute_uri(reverse("checkin_phone", args=[evening.checkin_token]))
+        context.update(checkin_url=url, qr=qr_svg(url, gettext("Aanmelden")))
+    return private_response(render(request, "scoring/evening/poster.html", context))
+
+
+def _write(request: HttpRequest, evening: Evening, write) -> HttpResponse:
+    try:
+        done = write()
+    except ServiceError as error:
+        messages.error(request, str(error))
+    else:
+        if done:
+            messages.success(request, done)
+    return redirect(evening_url(evening))
+
+
+@require_POST
+@access.requires(access.evening_organiser)
+def evening_qr(request: HttpRequest, evening: Evening) -> HttpResponse:
+    """Close the QR (nobody checks in on a phone any more) or rotate it (a new code; the old
+    one, photographed and shared, stops working); rotating opens a closed one."""
+    action = request.POST.get("action")
+
+    def write() -> str:
+        if action == "close":
+            services.checkin_close(evening=evening)
+            return gettext("De aanmeld-QR is gesloten.")
+        if action == "rotate":
+            services.checkin_rotate(evening=evening)
+            return gettext("Er is een nieuwe aanmeld-QR; de oude werkt niet meer.")
+        raise ServiceError(gettext("Kies: de QR sluiten of vervangen."))
+
+    return _write(request, evening, write)
+
+
+@require_POST
+@access.requires(access.evening_organiser)
+def evening_add(request: HttpRequest, evening: Evening) -> HttpResponse:
+    """Check someone in by hand (no phone): a known name, or a new guest."""
+
+    def write() -> str:
+        entry = services.checkin_by_organiser(evening=evening, name=request.POST.get("name", ""))
+        return gettext("%(name)s is aangemeld.") % {"name": entry.player.name}
+
+    return _write(request, evening, write)
+
+
+@require_POST
+@access.requires(access.evening_organiser)
+def evening_guest(request: HttpRequest, evening: Evening) -> HttpResponse:
+    """A guest who added themselves on a phone: confirmed (plays), or refused (gone)."""
+    raw = request.POST.get("player", "")
+    player_id = int(raw) if raw.isdigit() and len(raw) < 19 else 0
+    action = request.POST.get("action")
+
+    def write() -> str:
+        if action == "confirm":
+            entry = services.guest_confirm(evening=evening, player_id=player_id, actor=request.user)
+            return gettext("%(name)s speelt mee.") % {"name": entry.player.name}
+        if action == "refuse":
+            services.guest_refuse(evening=evening, player_id=player_id)
+            return gettext("De aanmelding is verwijderd.")
+        raise ServiceError(gettext("Kies: bevestigen of weigeren."))
+
+    return _write(request, evening, write)
+
+
+@require_POST
+@access.requires(access.evening_organiser)
+def evening_draw(request: HttpRequest, evening: Evening) -> HttpResponse:
+    """Draw the next round of tables from who is here; each table's game starts at once."""
+    raw = request.POST.get("round", "")
+    expected = int(raw) if raw.isdigit() and len(raw) < 6 else 0
+
+    def write() -> str:
+        tables = services.evening_draw(evening=evening, expected_round=expected, actor=request.user)
+        return gettext("Ronde %(round)s is geloot: %(count)s tafels.") % {
+            "round": expected,
+            "count": len(tables),
+        }
+
+    return _write(request, evening, write)
+
+
+@require_POST
+@access.requires(access.organiser)
+def tournament_checkin_qr(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    """The toernooi's QR check-in: its screen, made the first time."""
+    evening = services.evening_of_tournament(tournament=tournament)
+    return redirect(evening_url(evening))

@@ -1,0 +1,272 @@
+"""Check-in by QR (scoring/evening/): the phone's search shows no list of names, a closed or
+rotated QR is refused, one phone checks in at most three, a new guest waits for the organiser,
+the organiser's screen shows who and by which phone, and a club evening's rounds are drawn
+into ordinary games."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from scoring.evening import selectors, services
+from scoring.models import ClubMembership, EveningPlayer, Player, Session
+from scoring.toernooi import services as tournaments
+
+NAMES = [
+    "Anne Jansen",
+    "Anna de Boer",
+    "Annemiek Vos",
+    "Annet Smit",
+    "Annabel Kok",
+    "Annelies Bos",
+    "Bas Bakker",
+    "Cees Visser",
+    "Dirk Mulder",
+]
+
+
+@pytest.fixture
+def members(club):
+    made = {n: Player.objects.create(club=club, name=n) for n in NAMES}
+    made["Anne Jansen"].public_initials = True
+    made["Anne Jansen"].save()
+    return made
+
+
+@pytest.fixture
+def evening(club):
+    return services.evening_create(club=club)
+
+
+@pytest.fixture
+def organiser(client, club, django_user_model):
+    user = django_user_model.objects.create_user("beheer")
+    ClubMembership.objects.create(user=user, club=club, role="admin")
+    client.force_login(user)
+    return client
+
+
+def phone_url(evening) -> str:
+    return reverse("checkin_phone", args=[evening.checkin_token])
+
+
+def check_in(phone: Client, evening, player: Player, token: str | None = None):
+    url = reverse("checkin_phone", args=[token or evening.checkin_token])
+    return phone.post(url, {"player": str(player.pk)}, follow=True)
+
+
+# --- the search ---------------------------------------------------------------------------------
+
+
+def test_the_phone_page_lists_no_names_until_three_letters_are_typed(evening, members):
+    phone = Client()
+    page = phone.get(phone_url(evening)).content.decode()
+    for name in NAMES:
+        assert name not in page
+    page = phone.get(phone_url(evening), {"naam": "Ba"}).content.decode()
+    assert "Typ minstens 3 letters van je naam." in page
+    assert "Bas Bakker" not in page
+    page = phone.get(phone_url(evening), {"naam": "bak"}).content.decode()
+    assert "Ik ben Bas Bakker" in page  # a word's start, case ignored
+    assert "Cees" not in page
+
+
+def test_too_many_matches_show_none(evening, members):
+    found, note = selectors.search(evening, "ann")  # six names start so
+    assert found == []
+    assert note == "Te veel namen gevonden: typ meer letters."
+    found, _ = selectors.search(evening, "anne")  # Anne, Annemiek, Annet, Annelies
+    assert len(found) == 4
+
+
+def test_a_player_who_asked_for_initials_is_found_by_them_only(evening, members):
+    found, _ = selectors.search(evening, "jansen")
+    assert [f.name for f in found] == ["A.J."]
+
+
+def test_an_unconfirmed_guest_is_not_found(club, evening, members):
+    Player.objects.create(club=club, name="Xander", confirmed=False, public_initials=True)
+    assert selectors.search(evening, "xan")[0] == []
+
+
+# --- checking in --------------------------------------------------------------------------------
+
+
+def test_a_player_checks_in_once_however_often_they_tap(evening, members):
+    phone = Client()
+    page = check_in(phone, evening, members["Bas Bakker"]).content.decode()
+    assert "Bas Bakker is aangemeld. Veel plezier!" in page
+    check_in(phone, evening, members["Bas Bakker"])
+    assert EveningPlayer.objects.filter(evening=evening).count() == 1
+    page = phone.get(phone_url(evening), {"naam": "bas"}).content.decode()
+    assert "al aangemeld" in page
+
+
+def test_one_phone_checks_in_at_most_three(evening, members):
+    phone = Client()
+    for name in ["Bas Bakker", "Cees Visser", "Dirk Mulder"]:
+        check_in(phone, evening, members[name])
+    page = check_in(phone, evening, members["Annet Smit"]).content.decode()
+    assert "Met deze telefoon zijn al 3 mensen aangemeld." in page
+    assert not EveningPlayer.objects.filter(player=members["Annet Smit"]).exists()
+    # Another phone still checks her in.
+    check_in(Client(), evening, members["Annet Smit"])
+    assert EveningPlayer.objects.filter(evening=evening).count() == 4
+
+
+def test_a_closed_qr_is_refused_and_checks_in_nobody(evening, members):
+    token = evening.checkin_token
+    services.checkin_close(evening=evening)
+    phone = Client()
+    answer = phone.get(reverse("checkin_phone", args=[token]))
+    assert answer.status_code == 410
+    assert "Deze aanmeld-QR werkt niet meer" in answer.content.decode()
+    url = reverse("checkin_phone", args=[token])
+    answer = phone.post(url, {"player": members["Bas Bakker"].pk})
+    assert answer.status_code == 410
+    assert not EveningPlayer.objects.exists()
+
+
+def test_a_rotated_qr_is_refused_and_the_new_one_works(evening, members):
+    old = evening.checkin_token
+    evening = services.checkin_rotate(evening=evening)
+    assert evening.checkin_token != old
+    phone = Client()
+    assert phone.get(reverse("checkin_phone", args=[old])).status_code == 410
+    assert check_in(phone, evening, members["Bas Bakker"], token=old).status_code == 410
+    assert not EveningPlayer.objects.exists()
+    check_in(phone, evening, members["Bas Bakker"])
+    assert EveningPlayer.objects.count() == 1
+
+
+def test_the_token_is_checked_inside_the_lock(evening, members):
+    """A phone that read the evening before a rotation is still refused."""
+    old = evening.checkin_token
+    services.checkin_rotate(evening=evening)
+    with pytest.raises(services.CheckinClosed):
+        services.checkin_by_phone(
+            evening=evening, token=old, player_id=str(members["Bas Bakker"].pk), phone="p"
+        )
+
+
+@pytest.mark.parametrize("player", ["", "abc", "-1", "9" * 30, "99999"])
+def test_a_player_id_that_is_no_player_of_the_club_is_refused(evening, members, player):
+    page = Client().post(phone_url(evening), {"player": player}, follow=True).content.decode()
+    assert "Die naam staat niet op de lijst van de club." in page
+    assert not EveningPlayer.objects.exists()
+
+
+def test_a_player_of_another_club_is_refused(evening, members):
+    from tests.conftest import make_club
+
+    other = Player.objects.create(club=make_club("Elders", "elders"), name="Zeger")
+    page = check_in(Client(), evening, other).content.decode()
+    assert "Die naam staat niet op de lijst van de club." in page
+
+
+# --- a new guest --------------------------------------------------------------------------------
+
+
+def test_a_new_guest_waits_for_the_organiser(organiser, evening, members):
+    phone = Client()
+    page = phone.post(phone_url(evening), {"guest": "  Yvonne   Peters "}, follow=True)
+    assert "Welkom, Yvonne Peters!" in page.content.decode()
+    guest = Player.objects.get(name="Yvonne Peters")
+    assert (guest.is_guest, guest.confirmed, guest.public_initials) == (True, False, True)
+    board = organiser.get(reverse("evening_page", args=[evening.pk])).content.decode()
+    assert 'data-waiting="Yvonne Peters"' in board
+    organiser.post(
+        reverse("evening_guest", args=[evening.pk]), {"player": guest.pk, "action": "confirm"}
+    )
+    entry = EveningPlayer.objects.get(player=guest)
+    guest.refresh_from_db()
+    assert (entry.pending, guest.confirmed) == (False, True)
+
+
+def test_a_refused_guest_is_gone(organiser, evening):
+    Client().post(phone_url(evening), {"guest": "Grapjas"})
+    guest = Player.objects.get(name="Grapjas")
+    organiser.post(
+        reverse("evening_guest", args=[evening.pk]), {"player": guest.pk, "action": "refuse"}
+    )
+    assert not Player.objects.filter(name="Grapjas").exists()
+    assert not EveningPlayer.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("", "Vul je naam in."),
+        ("x" * 41, "Die naam is te lang."),
+        ("bas  BAKKER", "Die naam kent de club al"),
+    ],
+)
+def test_a_bad_guest_name_is_refused(evening, members, name, reason):
+    page = Client().post(phone_url(evening), {"guest": name}, follow=True).content.decode()
+    assert reason in page
+    assert not EveningPlayer.objects.exists()
+
+
+# --- the organiser's screen -----------------------------------------------------------------
+
+
+def test_the_screen_shows_who_checked_in_by_which_phone(
+    organiser, evening, members, django_assert_num_queries
+):
+    shared = Client()
+    check_in(shared, evening, members["Bas Bakker"])
+    check_in(shared, evening, members["Cees Visser"])
+    check_in(Client(), evening, members["Dirk Mulder"])
+    organiser.post(reverse("evening_add", args=[evening.pk]), {"name": "Opa Toep"})
+    page = organiser.get(reverse("evening_page", args=[evening.pk])).content.decode()
+    assert "4 spelers aangemeld" in page
+    assert page.count('data-phone="telefoon A"') == 2
+    assert "1 telefoon meldde meer dan één persoon aan (hoogstens 3 per telefoon)." in page
+    assert 'Opa Toep <span class="muted">(door de organisator)</span>' in page
+    assert "<svg" in page  # the QR
+    # The poll: the login's session and user, the organiser's evening, the check-ins, the
+    # tables, the next round.
+    with django_assert_num_queries(6):
+        organiser.get(reverse("evening_page", args=[evening.pk]), HTTP_HX_REQUEST="true")
+
+
+def test_a_toernooi_checks_in_by_qr_too(organiser, club, members):
+    tournament = tournaments.tournament_create(club=club, name="Toernooi", series_count=2)
+    answer = organiser.post(reverse("tournament_checkin_qr", args=[tournament.pk]))
+    evening = tournament.evening
+    assert answer["Location"] == reverse("evening_page", args=[evening.pk])
+    check_in(Client(), evening, members["Bas Bakker"])
+    assert list(tournament.entries.values_list("player__name", flat=True)) == ["Bas Bakker"]
+    # The same screen again, not a second check-in.
+    organiser.post(reverse("tournament_checkin_qr", args=[tournament.pk]))
+    assert tournament.entries.count() == 1
+
+
+# --- a club evening's rounds ------------------------------------------------------------------
+
+
+def test_a_club_evening_draws_rounds_of_ordinary_games(organiser, evening, members):
+    for name in NAMES[:8]:
+        services.checkin_by_organiser(evening=evening, name=name)
+    organiser.post(reverse("evening_draw", args=[evening.pk]), {"round": "1"})
+    tables = list(evening.tables.order_by("number"))
+    assert [len(t.session.seats.all()) for t in tables] == [4, 4]
+    assert all(t.session.status == Session.Status.RUNNING for t in tables)
+    assert tables[0].session.table_label == "Ronde 1 · tafel 1"
+    # A second tap on the same button draws nothing twice.
+    page = organiser.post(reverse("evening_draw", args=[evening.pk]), {"round": "1"}, follow=True)
+    assert "Ronde 1 is al geloot" in page.content.decode()
+    assert evening.tables.count() == 2
+    organiser.post(reverse("evening_draw", args=[evening.pk]), {"round": "2"})
+    first = [{s.player_id for s in t.session.seats.all()} for t in tables]
+    second = [{s.player_id for s in t.session.seats.all()} for t in evening.tables.filter(round=2)]
+    # Eight players at two tables of four: round 2 splits every table of round 1.
+    assert all(len(a & b) == 2 for a in first for b in second)
+
+
+def test_too_few_players_draw_nothing(organiser, evening, members):
+    services.checkin_by_organiser(evening=evening, name="Bas Bakker")
+    page = organiser.post(reverse("evening_draw", args=[evening.pk]), {"round": "1"}, follow=True)
+    assert "Er zijn 1 spelers aangemeld" in page.content.decode()
+    assert not evening.tables.exists()
