@@ -6,7 +6,7 @@ from scoring.http import ID
 from scoring.league import archive_views, exports
 from scoring.league import views as league_views
 from scoring.lei import correction_views, start_views, viewer_views, views
-from scoring.toernooi import room_views, table_views, wall_views
+from scoring.toernooi import finish_views, room_views, table_views, wall_views
 from scoring.toernooi import views as tournament_views
 
 
@@ -133,11 +133,27 @@ urlpatterns = [
     path("toernooi/<id:pk>/finaletafel/", table_views.final_table, name="tournament_final"),
     path("toernooi/<id:pk>/prijzen/", table_views.prize_list, name="tournament_prizes"),
     path(
+        "toernooi/<id:pk>/prijzen/openbaar/",
+        finish_views.prizes_public_set,
+        name="tournament_prizes_public",
+    ),
+    path("toernooi/<id:pk>/uitslag.csv", finish_views.organiser_csv, name="tournament_csv"),
+    path(
         "club/<slug:slug>/toernooi/<id:pk>/",
         room_views.standings_page,
         name="tournament_standings",
     ),
     path("club/<slug:slug>/toernooi/<id:pk>/tv/", room_views.tv_page, name="tournament_tv"),
+    path(
+        "club/<slug:slug>/toernooi/<id:pk>/prijzen/",
+        finish_views.public_prizes,
+        name="tournament_public_prizes",
+    ),
+    path(
+        "club/<slug:slug>/toernooi/<id:pk>/uitslag.csv",
+        finish_views.public_csv,
+        name="tournament_public_csv",
+    ),
     # The league: a club's seasons and standings, players, the archive, the evening on the TV
     path("club/<slug:slug>/", league_views.club_home, name="league_club"),
     path(

@@ -48,7 +48,7 @@ class _SafeCsvWriter:
         self._writer.writerow([csv_cell(value) for value in row])
 
 
-def _csv_response(filename: str) -> tuple[HttpResponse, _SafeCsvWriter]:
+def csv_response(filename: str) -> tuple[HttpResponse, _SafeCsvWriter]:
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return private_response(response), _SafeCsvWriter(response)
@@ -59,7 +59,7 @@ def _csv_response(filename: str) -> tuple[HttpResponse, _SafeCsvWriter]:
 def season_standings_csv(request: HttpRequest, viewer: Viewer, season_id: int) -> HttpResponse:
     season = season_of(viewer, season_id)
     table = standings.season_standings(season)
-    response, writer = _csv_response(f"{viewer.club.slug}-{season.pk}-stand.csv")
+    response, writer = csv_response(f"{viewer.club.slug}-{season.pk}-stand.csv")
     writer.writerow(
         [
             "rank",
@@ -103,7 +103,7 @@ def season_rounds_csv(request: HttpRequest, viewer: Viewer, season_id: int) -> H
     """Every player's result in every round of the season's finished sessions (one query,
     streamed from the database in chunks)."""
     season = season_of(viewer, season_id)
-    response, writer = _csv_response(f"{viewer.club.slug}-{season.pk}-rondes.csv")
+    response, writer = csv_response(f"{viewer.club.slug}-{season.pk}-rondes.csv")
     writer.writerow(
         [
             "date",

@@ -56,6 +56,9 @@ class Tournament(models.Model):
         _("tafelgrootte"), choices=[(4, "4"), (5, "5")], default=4
     )
     final_table = models.BooleanField(_("finaletafel voor de beste vier"), default=True)
+    # The prize list (and the final standings as CSV) on the club's public pages; the
+    # organiser may keep it for the prize-giving (scoring/toernooi/finish.py).
+    prizes_public = models.BooleanField(_("prijslijst openbaar"), default=True)
     status = models.CharField(
         _("status"), max_length=10, choices=Status.choices, default=Status.OPEN
     )
