@@ -10,7 +10,7 @@ from scoring.league import views as league_views
 from scoring.lei import akkoord_views, correction_views, start_views, viewer_views, views
 from scoring.ratings import views as rating_views
 from scoring.toernooi import akkoord_views as tournament_akkoord
-from scoring.toernooi import checkin_views, room_views, table_views, wall_views
+from scoring.toernooi import checkin_views, finish_views, room_views, table_views, wall_views
 from scoring.toernooi import views as tournament_views
 
 
@@ -151,11 +151,27 @@ urlpatterns = [
     path("toernooi/<id:pk>/finaletafel/", table_views.final_table, name="tournament_final"),
     path("toernooi/<id:pk>/prijzen/", table_views.prize_list, name="tournament_prizes"),
     path(
+        "toernooi/<id:pk>/prijzen/openbaar/",
+        finish_views.prizes_public_set,
+        name="tournament_prizes_public",
+    ),
+    path("toernooi/<id:pk>/uitslag.csv", finish_views.organiser_csv, name="tournament_csv"),
+    path(
         "club/<slug:slug>/toernooi/<id:pk>/",
         room_views.standings_page,
         name="tournament_standings",
     ),
     path("club/<slug:slug>/toernooi/<id:pk>/tv/", room_views.tv_page, name="tournament_tv"),
+    path(
+        "club/<slug:slug>/toernooi/<id:pk>/prijzen/",
+        finish_views.public_prizes,
+        name="tournament_public_prizes",
+    ),
+    path(
+        "club/<slug:slug>/toernooi/<id:pk>/uitslag.csv",
+        finish_views.public_csv,
+        name="tournament_public_csv",
+    ),
     # A club evening: check-in by QR on the players' phones, the organiser's screen, the draw
     path("aanmelden/<str:token>/", phone_views.checkin_phone, name="checkin_phone"),
     path("avonden/", evening_views.evening_new, name="evening_new"),

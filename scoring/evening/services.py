@@ -34,8 +34,7 @@ from scoring.models import (
     Tournament,
     new_checkin_token,
 )
-from scoring.toernooi import draw
-from scoring.toernooi import services as tournaments
+from scoring.toernooi import checkin, draw
 from scoring.writes import ServiceError
 
 PHONE_LIMIT = 3
@@ -127,7 +126,7 @@ def _enter(evening: Evening, player: Player, *, phone: str, pending: bool) -> Ev
     if evening.players.count() >= MAX_PLAYERS:
         raise CheckinError(_("Deze avond is vol."))
     if evening.tournament is not None and not pending:
-        tournaments.tournament_check_in(tournament=evening.tournament, players=[player])
+        checkin.tournament_check_in(tournament=evening.tournament, players=[player])
     return EveningPlayer.objects.create(
         evening=evening, player=player, phone=phone, pending=pending
     )
@@ -191,7 +190,7 @@ def guest_confirm(*, evening: Evening, player_id: int, actor: Any = None) -> Eve
         entry = _pending(locked, player_id)
         club_services.guests_confirm(players=Player.objects.filter(pk=entry.player_id), actor=actor)
         if locked.tournament is not None:
-            tournaments.tournament_check_in(tournament=locked.tournament, players=[entry.player])
+            checkin.tournament_check_in(tournament=locked.tournament, players=[entry.player])
         entry.pending = False
         entry.save(update_fields=["pending"])
         return entry

@@ -59,6 +59,9 @@ class Tournament(models.Model):
     # says not to (a fun toernooi, guests from elsewhere).
     rated = models.BooleanField(_("telt mee voor de rating"), default=True)
     final_table = models.BooleanField(_("finaletafel voor de beste vier"), default=True)
+    # The prize list (and the final standings as CSV) on the club's public pages; the
+    # organiser may keep it for the prize-giving (scoring/toernooi/finish.py).
+    prizes_public = models.BooleanField(_("prijslijst openbaar"), default=True)
     status = models.CharField(
         _("status"), max_length=10, choices=Status.choices, default=Status.OPEN
     )

@@ -29,7 +29,7 @@ from scoring.toernooi import services as tournaments
 class TournamentForm(forms.ModelForm):
     class Meta:
         model = Tournament
-        fields = ["name", "date", "season", "table_points", "final_table", "rated"]
+        fields = ["name", "date", "season", "table_points", "final_table", "prizes_public", "rated"]
         field_classes = {"table_points": SettingJSONField}
 
     def clean_table_points(self) -> list[int]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.paginator import InvalidPage, Paginator
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
@@ -14,16 +14,22 @@ from scoring import access
 from scoring.access import Viewer
 from scoring.http import HtmxHttpRequest, private_response
 from scoring.models import Series, Tournament
+from scoring.toernooi import finish
 from scoring.toernooi import selectors as tournament_selectors
 
 TV_POLL_SECONDS = 8  # each poll turns the TV's page when the standings need more than one
 TV_ROWS_PER_COLUMN = 20  # rows of 3 % of the screen's height: readable from 10 m
 TV_ROWS_PER_PAGE = 2 * TV_ROWS_PER_COLUMN  # 40 players on one screen, beside the tables too
-TV_COMPACT_TABLES = 10  # more tables than this: one line each, so that 25 fit the screen
 TV_BIG_TABLES = 4  # this many or fewer: their names as large as the standings'
+# More tables are listed a row each, their names two to a line (static/css/toernooi.css,
+# .tv-tables--compact): a row of 4 players is two lines, of 5 three. A page holds the rows
+# that fit the screen's height beside the standings, in lines of names (2.4 % of the height
+# each, a row's border and gap about half a line): 14 tables of four, 10 of five.
+TV_TABLE_LINES = 35
+TV_TABLE_LINES_WITH_CLOCK = 30  # the round timer takes the height of some five lines
 
 
-def _tournament(viewer: Viewer, pk: int) -> Tournament:
+def tournament_of(viewer: Viewer, pk: int) -> Tournament:
     """The club's tournament ``pk`` (``access.league_viewer`` said who may see the club)."""
     tournament = Tournament.objects.filter(club=viewer.club, pk=pk).first()
     if tournament is None:
@@ -31,15 +37,26 @@ def _tournament(viewer: Viewer, pk: int) -> Tournament:
     return tournament
 
 
-def _lines(viewer: Viewer, standings: tournament_selectors.Standings) -> list[dict[str, Any]]:
-    return [
-        {
-            "place": f"{row.place}=" if row.shared else str(row.place),
-            "name": viewer.name(row.player.name, row.player.public_initials),
-            "row": row,
-        }
-        for row in standings.rows
-    ]
+def _lines(
+    viewer: Viewer, tournament: Tournament, standings: tournament_selectors.Standings
+) -> list[dict[str, Any]]:
+    """The order the room sees (``finish.room_order``), names as the viewer may see them."""
+    rows = finish.room_order(tournament, standings)
+    return finish.lines(rows, lambda p: viewer.name(p.name, p.public_initials))
+
+
+def table_pages(tables: list[dict[str, Any]], lines: int) -> list[list[dict[str, Any]]]:
+    """The tables in pages of at most ``lines`` lines of names (``TV_TABLE_LINES``)."""
+    pages: list[list[dict[str, Any]]] = [[]]
+    used = 0.0
+    for table in tables:
+        cost = (len(table["players"]) + 1) // 2 + 0.5
+        if pages[-1] and used + cost > lines:
+            pages.append([])
+            used = 0.0
+        pages[-1].append(table)
+        used += cost
+    return pages
 
 
 @require_GET
@@ -49,9 +66,9 @@ def standings_page(request: HttpRequest, viewer: Viewer, pk: int) -> HttpRespons
 
     Queries: 1. the club (and whether the one asking is a member); 2. the tournament;
     3-5. the standings (``tournament_selectors.tournament_standings``: the entries with their
-    players,
-    the series' states, every table result): as many for 12 players as for 100."""
-    tournament = _tournament(viewer, pk)
+    players, the series' states, every table result); once the tournament is over 6. the
+    final table's places (``finish.final_order``): as many for 12 players as for 100."""
+    tournament = tournament_of(viewer, pk)
     standings = tournament_selectors.tournament_standings(tournament)
     return private_response(
         render(
@@ -62,7 +79,8 @@ def standings_page(request: HttpRequest, viewer: Viewer, pk: int) -> HttpRespons
                 "club": viewer.club,
                 "tournament": tournament,
                 "standings": standings,
-                "lines": _lines(viewer, standings),
+                "over": finish.is_over(tournament),
+                "lines": _lines(viewer, tournament, standings),
             },
         )
     )
@@ -73,9 +91,10 @@ def standings_page(request: HttpRequest, viewer: Viewer, pk: int) -> HttpRespons
 def tv_page(request: HtmxHttpRequest, viewer: Viewer, pk: int) -> HttpResponse:
     """The room's TV: the standings and the tables of the series drawn or playing, large.
 
-    The page polls itself (HTMX); standings longer than one screen are split into pages and
-    each poll shows the next one (``?pagina=``), so nobody has to scroll a TV."""
-    tournament = _tournament(viewer, pk)
+    The page polls itself (HTMX); standings longer than one screen, and tables more than fit
+    beside them, are split into pages and each poll shows the next one (``?pagina=``), so
+    nobody has to scroll a TV. Once the tournament is over it shows the final order."""
+    tournament = tournament_of(viewer, pk)
     standings = tournament_selectors.tournament_standings(tournament)
     current = (
         tournament.series.filter(state__in=[Series.State.DRAWN, Series.State.RUNNING])
@@ -92,28 +111,48 @@ def tv_page(request: HtmxHttpRequest, viewer: Viewer, pk: int) -> HttpResponse:
                     "state": status.state,
                 }
             )
-    paginator = Paginator(_lines(viewer, standings), TV_ROWS_PER_PAGE)
+    # One page number turns both lists: each shows its own page of it, round and round.
+    paginator = Paginator(_lines(viewer, tournament, standings), TV_ROWS_PER_PAGE)
+    big = len(tables) <= TV_BIG_TABLES
+    clock_shown = current is not None and current.clock_ends_at is not None
+    pages = (
+        [tables]
+        if big
+        else table_pages(tables, TV_TABLE_LINES_WITH_CLOCK if clock_shown else TV_TABLE_LINES)
+    )
+    cycle = max(paginator.num_pages, len(pages))
     try:
-        page = paginator.page(request.GET.get("pagina", 1))
-    except InvalidPage:  # not a page (any more): the TV starts again from the top
-        page = paginator.page(1)
+        number = int(request.GET.get("pagina", 1))
+    except ValueError:
+        number = 1
+    if not 1 <= number <= cycle:  # not a page (any more): the TV starts again from the top
+        number = 1
+    page = paginator.page((number - 1) % paginator.num_pages + 1)
     shown = page.object_list
+    table_page = (number - 1) % len(pages)
+    shown_tables = pages[table_page]
     context = {
         "viewer": viewer,
         "club": viewer.club,
         "tournament": tournament,
         "standings": standings,
+        "over": finish.is_over(tournament),
         "lines": shown,
         "columns": [
             shown[i : i + TV_ROWS_PER_COLUMN] for i in range(0, len(shown), TV_ROWS_PER_COLUMN)
         ],
-        "compact": len(tables) > TV_COMPACT_TABLES,
-        "big": len(tables) <= TV_BIG_TABLES,
+        "compact": not big,
+        "big": big,
         "page": page.number,
         "pages": paginator.num_pages,
-        "next_page": page.next_page_number() if page.has_next() else 1,
+        "table_page": table_page + 1,
+        "table_pages": len(pages),
+        "next_page": number + 1 if number < cycle else 1,
         "current": current,
-        "tables": tables,
+        "tables": shown_tables,
+        "table_count": len(tables),
+        "table_first": shown_tables[0]["number"] if shown_tables else None,
+        "table_last": shown_tables[-1]["number"] if shown_tables else None,
         "poll_seconds": TV_POLL_SECONDS,
     }
     template = "scoring/toernooi/tv.html" + ("#board" if request.htmx else "")

@@ -1,5 +1,6 @@
 """What the toernooi's screens read: each table's state in a series, the standings with their
-tie-breakers, and the prize list. Computed on every call from the tables' ``SessionResult``
+tie-breakers, the organiser's log and the draw's summary (the final order and the prize list:
+``scoring/toernooi/finish.py``). Computed on every call from the tables' ``SessionResult``
 rows, so a correction of a table's game is in them at once."""
 
 from __future__ import annotations
@@ -59,8 +60,11 @@ class StandingRow:
 class Standings:
     rows: list[StandingRow]
     provisional: bool  # a series is running: its tables count with their current places
-    series_counted: int  # series with at least one table started
+    series_counted: int  # series counted: closed, or running with a table finished
     explanation: list[Promise]
+    # A running series not counted yet: none of its tables has finished, so the standings
+    # are those after the last closed series (None when there is none such).
+    waiting: int | None = None
 
     def by_player(self) -> dict[int, StandingRow]:
         return {row.player.pk: row for row in self.rows}
@@ -76,15 +80,6 @@ class TableStatus:
     totals: dict[int, int]  # player id → current total
     places: dict[int, int]  # player id → current place
     rounds_played: int
-
-
-@dataclass
-class PrizeRow:
-    place: int
-    player: Player
-    table_points: int
-    strafpunten: int
-    final_place: int | None  # the place at the final table, if they played it
 
 
 TIE_BREAKERS = [
@@ -188,15 +183,25 @@ def tournament_standings(tournament: Tournament) -> Standings:
             "toepkoning",
             "session__tournament_table__series__number",
             "session__tournament_table__number",
+            "session__status",
         )
     )
     provisional = any(state == Series.State.RUNNING for state in series_state.values())
-    rows = _rows(tournament, entries, results)
+    # A series counts from its first finished table: before that every player of it stands
+    # on 0 at their table and would share the table's points ("1=" for everyone).
+    started = {number for *_, number, _table, status in results if status in OVER}
+    waiting = [
+        n for n, state in series_state.items() if state == Series.State.RUNNING and n not in started
+    ]
+    counted = [r[:7] for r in results if r[5] not in waiting]
+    rows = _rows(tournament, entries, counted)
     return Standings(
         rows=rows,
         provisional=provisional,
-        series_counted=sum(1 for s in series_state.values() if s != Series.State.DRAWN),
+        series_counted=sum(1 for s in series_state.values() if s != Series.State.DRAWN)
+        - len(waiting),
         explanation=list(TIE_BREAKERS),
+        waiting=max(waiting, default=None),
     )
 
 
@@ -308,55 +313,6 @@ def _decided_by(above: StandingRow, row: StandingRow) -> str:
     if above.toepkoningen != row.toepkoningen:
         return str(DECIDED_BY["toepkoningen"])
     return str(DECIDED_BY["onderling"])
-
-
-def prize_list(tournament: Tournament) -> list[PrizeRow]:
-    """Places 1 to N: the final table's order for its players (a shared final place keeps the
-    standings order), then the others by the standings, sharing a place where the standings
-    do. Without a final table (or before it has finished) the standings decide alone."""
-    rows = tournament_standings(tournament).rows
-    final = tournament.series.filter(final=True, state=Series.State.FINISHED).first()
-    final_places: dict[int, int] = {}
-    if final is not None:
-        final_places = dict(
-            SessionResult.objects.filter(
-                session__tournament_table__series=final, player__isnull=False
-            ).values_list("player_id", "place")
-        )
-    order = {r.player.pk: i for i, r in enumerate(rows)}
-    finalists = sorted(
-        (r for r in rows if r.player.pk in final_places),
-        key=lambda r: (final_places[r.player.pk], order[r.player.pk]),
-    )
-    prizes = [
-        PrizeRow(
-            place=place,
-            player=row.player,
-            table_points=row.table_points,
-            strafpunten=row.strafpunten,
-            final_place=final_places[row.player.pk],
-        )
-        for place, row in enumerate(finalists, start=1)
-    ]
-    previous: StandingRow | None = None
-    for row in rows:
-        if row.player.pk in final_places:
-            continue
-        if previous is not None and previous.place == row.place:
-            place = prizes[-1].place
-        else:
-            place = len(prizes) + 1
-        prizes.append(
-            PrizeRow(
-                place=place,
-                player=row.player,
-                table_points=row.table_points,
-                strafpunten=row.strafpunten,
-                final_place=None,
-            )
-        )
-        previous = row
-    return prizes
 
 
 def paper_games(overview: Sequence[TableStatus]) -> set[int]:

@@ -16,6 +16,7 @@ from scoring.http import private_response
 from scoring.lei.compression import no_compression
 from scoring.models import Series, Session, Tournament
 from scoring.svg import qr_svg
+from scoring.toernooi import finish
 from scoring.toernooi import results as tournament_results
 from scoring.toernooi import selectors as tournament_selectors
 from scoring.toernooi import services as tournaments
@@ -211,14 +212,17 @@ def final_table(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 @require_GET
 @access.requires(access.organiser)
 def prize_list(request: HttpRequest, tournament: Tournament) -> HttpResponse:
-    prizes = tournament_selectors.prize_list(tournament)
+    """The organiser's prize list to print (full names, a column for the prize), the switch
+    that shows it on the public pages, and its CSV (``scoring/toernooi/finish.py``)."""
+    rows = finish.prize_list(tournament)
     final = tournament.series.filter(final=True).first()
     return render(
         request,
         "scoring/toernooi/prizes.html",
         {
             "tournament": tournament,
-            "prizes": prizes,
+            "lines": finish.lines(rows, lambda p: p.name),
+            "shared": any(row.shared for row in rows),
             "final": final,
             "final_done": final is not None and final.state == Series.State.FINISHED,
             "step": "prizes",

@@ -26,7 +26,8 @@ Choices of our own:
   ``unsafe-eval``) forbids.
 - **The TV** shows 40 rows to a screen (two columns of 20, beside the tables of the series
   drawn or playing); longer standings are split into pages and every poll shows the next one.
-  More than ten tables are listed one line each, so the 25 tables of 100 players fit.
+  More than four tables are listed a row each, paged as the standings are
+  (``scoring/toernooi/room_views.py``).
 - **A paper lei** is entered by its final totals (places by total) or by its rounds written
   out one line each in the lei's words ("Bas toept, Cees weg, Anne wint"); the words are read
   here, the engine judges the totals or the rounds. One not played out says so: the table

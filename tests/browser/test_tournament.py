@@ -249,8 +249,8 @@ def test_an_organiser_runs_two_series_and_the_tv_follows(page, browser, base_url
     phone_errors = console_errors(phone_context)
     phone = phone_context.new_page()
     phone.goto(f"{base_url}/club/{club.slug}/toernooi/{tournament.pk}/")
-    expect(phone.locator("#standings tbody tr")).to_have_count(13)
-    expect(phone.locator("#standings")).not_to_contain_text("Mien")
+    expect(phone.locator("#tournament-standings tbody tr")).to_have_count(13)
+    expect(phone.locator("#tournament-standings")).not_to_contain_text("Mien")
     phone.screenshot(path=screenshot_dir / "toernooi-standings-phone.png", full_page=True)
     assert phone.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
 
@@ -309,12 +309,13 @@ def test_the_tv_shows_40_players_without_scrolling_and_turns_pages_beyond(
     assert fits_without_scrolling(tv)
     tv.screenshot(path=screenshot_dir / "toernooi-tv-50-standings.png")
 
-    # A hundred players: the 25 tables of the next series one line each.
+    # A hundred players: the 25 tables of the next series a row each, 14 to a page.
     crowd = [Player.objects.create(club=club, name=f"Gast {i:02}") for i in range(1, 51)]
     checkin.tournament_check_in(tournament=tournament, players=crowd)
     tournaments.series_draw(tournament=tournament, expected_number=3, seed=8)
     tv.goto(url)
-    expect(tv.locator(".tv-tables--compact .tv-table")).to_have_count(25)
+    expect(tv.locator(".tv-tables--compact .tv-table")).to_have_count(14)
+    expect(tv.locator("#tv-tables-heading")).to_contain_text("tafel 1\u201314 van 25")
     tv.screenshot(path=screenshot_dir / "toernooi-tv-100-tables.png")
     assert fits_without_scrolling(tv)
     context.close()

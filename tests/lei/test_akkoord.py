@@ -10,6 +10,7 @@ from django.urls import reverse
 from scoring.league import standings
 from scoring.lei import akkoord, services
 from scoring.models import AuditEntry, Club, ClubMembership, Season, Session
+from scoring.toernooi import checkin
 from scoring.toernooi import services as tournaments
 from tests.conftest import make_session, play_rounds, standings_shown
 
@@ -230,7 +231,7 @@ def test_a_toernooi_table_counts_once_agreed_or_accepted(client, club, people, d
     ClubMembership.objects.create(user=admin, club=club, role="admin")
     client.force_login(admin)
     tournament = tournaments.tournament_create(club=club, name="Toernooi", series_count=2)
-    tournaments.tournament_check_in(
+    checkin.tournament_check_in(
         tournament=tournament, players=club.players.all(), guests=["Fleur", "Gijs", "Hans"]
     )
     series = tournaments.series_start(

@@ -145,8 +145,12 @@ MATRIX: dict[str, dict[str, tuple[int, ...]]] = {
     "evening_guest": {"GET": ALL_405, "POST": ORGANISER_POST},  # refused: no guest
     "evening_draw": {"GET": ALL_405, "POST": ORGANISER_POST},  # refused: no round
     "tournament_prizes": {"GET": ORGANISER_GET, "POST": ALL_405},
+    "tournament_prizes_public": {"GET": ALL_405, "POST": ORGANISER_POST},
+    "tournament_csv": {"GET": ORGANISER_GET, "POST": ALL_405},
     "tournament_standings": {"GET": MEMBERS_ONLY, "POST": ALL_405},
     "tournament_tv": {"GET": MEMBERS_ONLY, "POST": ALL_405},
+    "tournament_public_prizes": {"GET": MEMBERS_ONLY, "POST": ALL_405},
+    "tournament_public_csv": {"GET": MEMBERS_ONLY, "POST": ALL_405},
     # The Django admin, as one group (see the module docstring)
     "admin:*": {"GET": ADMIN, "POST": ADMIN},
 }
@@ -270,6 +274,10 @@ class World:
             "tournament_table_accept": [self.tournament_id, 1, 1],
             "tournament_final": [self.tournament_id],
             "tournament_prizes": [self.tournament_id],
+            "tournament_prizes_public": [self.tournament_id],
+            "tournament_csv": [self.tournament_id],
+            "tournament_public_prizes": [slug, self.tournament_id],
+            "tournament_public_csv": [slug, self.tournament_id],
             "tournament_standings": [slug, self.tournament_id],
             "tournament_tv": [slug, self.tournament_id],
             "invitation_accept": [self.invitation_token],

@@ -24,7 +24,7 @@ from scoring.models import (
     Tournament,
     TournamentEntry,
 )
-from scoring.toernooi import checkin
+from scoring.toernooi import checkin, finish
 from scoring.toernooi import results as tournament_results
 from scoring.toernooi import selectors as tournament_selectors
 from scoring.toernooi import services as tournaments
@@ -134,7 +134,7 @@ def test_36_players_play_4_series_without_meeting_twice_then_a_final_table(club)
     tournament.refresh_from_db()
     assert tournament.status == Tournament.Status.FINISHED
 
-    prizes = tournament_selectors.prize_list(tournament)
+    prizes = finish.prize_list(tournament)
     assert len(prizes) == 36
     assert [p.place for p in prizes[:4]] == [1, 2, 3, 4]
     assert all(a.place <= b.place for a, b in pairwise(prizes))
@@ -214,7 +214,7 @@ def test_13_players_with_a_late_arrival_and_a_withdrawal(club):
     assert set(seating(final)[0]) == set(present[:4])
     play_all(final, rng)
     tournament_results.series_finish(series=final)
-    prizes = tournament_selectors.prize_list(tournament)
+    prizes = finish.prize_list(tournament)
     assert len(prizes) == 14
     assert {p.player.name for p in prizes[:4]} == set(present[:4])
     assert [p.final_place is not None for p in prizes] == [True] * 4 + [False] * 10
@@ -228,7 +228,7 @@ def test_without_a_final_table_the_last_series_ends_the_tournament(club):
     tournament_results.series_finish(series=series)
     tournament.refresh_from_db()
     assert tournament.status == Tournament.Status.FINISHED
-    prizes = tournament_selectors.prize_list(tournament)
+    prizes = finish.prize_list(tournament)
     standings = tournament_selectors.tournament_standings(tournament)
     assert [(p.place, p.player) for p in prizes] == [(r.place, r.player) for r in standings.rows]
     with pytest.raises(tournaments.TournamentError):
@@ -326,15 +326,25 @@ def test_standings_are_provisional_while_a_series_runs_and_follow_a_correction_a
     table = series.tables.select_related("session").first()
     first_seat = table.seats.order_by("position").first().player.name
     record(table.session, "win", first_seat)  # one round at one table: the rest 1 point
+    # No table has finished: the series does not count yet (nobody gets points for a lei
+    # that has just begun).
     standings = tournament_selectors.tournament_standings(tournament)
     assert standings.provisional
+    assert standings.waiting == 1
+    assert standings.series_counted == 0
+    assert {r.table_points for r in standings.rows} == {0}
+
+    for other in series.tables.exclude(pk=table.pk).select_related("series__tournament", "session"):
+        play_table(other, random.Random(other.pk))
+    # Another table finished: the series counts, the table still playing with its places now.
+    standings = tournament_selectors.tournament_standings(tournament)
+    assert standings.provisional
+    assert standings.waiting is None
+    assert standings.series_counted == 1
     row = standings.by_player()[Player.objects.get(club=club, name=first_seat).pk]
     assert row.place == 1
     assert row.table_points == 10
     assert row.strafpunten == 0
-
-    for other in series.tables.exclude(pk=table.pk).select_related("series__tournament", "session"):
-        play_table(other, random.Random(other.pk))
     tournament_results.table_finish(table=table)
     tournament_results.series_finish(series=series)
     before = tournament_selectors.tournament_standings(tournament)
@@ -706,6 +716,7 @@ def test_merging_a_guest_typed_twice_moves_their_tournament_seats_too(club):
     tournament = make_tournament(club)
     checkin.tournament_check_in(tournament=tournament, guests=player_names(8))
     series = draw_and_start(tournament, 1, seed=1)
+    play_all(series, random.Random(1))  # the series counts once a table has finished
     keep = Player.objects.create(club=club, name="Anne de Vries")
     remove = Player.objects.get(club=club, name="Anne")
     club_services.player_merge(keep=keep, remove=remove)
@@ -767,6 +778,6 @@ def test_the_series_overview_and_prize_list_cost_the_same_whatever_the_players(
     assert sum(len(t.players) for t in overview) == players
     assert {t.state for t in overview} == {"running"}
     tournament = Tournament.objects.get(pk=tournament.pk)
-    with django_assert_num_queries(4):  # the standings' three, the final series
-        prizes = tournament_selectors.prize_list(tournament)
+    with django_assert_num_queries(4):  # the standings' three, the final table's places
+        prizes = finish.prize_list(tournament)
     assert len(prizes) == players

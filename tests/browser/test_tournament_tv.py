@@ -1,0 +1,241 @@
+"""The TV that holds any night, and the finish the room sees, in real Chromium.
+
+At 1920 x 1080 with 26, 60 and 200 players whose full names are long ("Wilhelmina van den
+Berg-Hoogendoorn"), every page the TV turns to is measured: every box inside the screen, no
+name's box over a number's, and a name longer than its box cut with an ellipsis. After the
+final the TV and the public standings (375 x 812 and 1280 x 800) say "Einduitslag" and show
+the final table's order; the phone keeps the strafpunten in view; the prize list is public.
+
+Screenshots land in test-artifacts/screenshots/ (toernooi-tv-*.png, toernooi-finish-*.png).
+"""
+
+from __future__ import annotations
+
+import datetime
+import itertools
+import random
+
+import pytest
+from playwright.sync_api import expect
+
+from scoring.models import Club, Player, Tournament
+from scoring.toernooi import checkin, clock
+from scoring.toernooi import results as tournament_results
+from scoring.toernooi import selectors as tournament_selectors
+from scoring.toernooi import services as tournaments
+from tests.browser.conftest import console_errors
+from tests.browser.test_tournament import LAPTOP, PHONE, TV, play_out
+from tests.conftest import play_rounds
+
+pytestmark = pytest.mark.browser
+
+FIRST = ["Wilhelmina", "Anne-Marie", "Cornelis", "Evelien", "Gijsbert", "Dirk-Jan", "Fien", "Bas"]
+LAST = [
+    "van den Berg", "Schimmelpenninck", "ter Horst", "Groot-Wassink", "van Oldenbarnevelt",
+    "de Vries", "Hoogeveen", "van der Velde-Smits", "Zoetemelk", "Brouwer", "Dekker", "Bakker",
+    "van Kooten",
+]  # fmt: skip
+SUFFIX = ["-Hoogendoorn", "-Kuipers", "-Jansen"]
+LONGEST = 40  # a player's name is at most this long (scoring/names.py)
+
+# Every box of the board that has a size, as [left, top, right, bottom]; the names' and the
+# numbers' boxes; and the names whose text is wider than their box without an ellipsis.
+MEASURE = """() => {
+  const board = document.querySelector('#tv-board');
+  const box = (e) => {
+    const r = e.getBoundingClientRect();
+    return [r.left, r.top, r.right, r.bottom];
+  };
+  const shown = (e) => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
+  const all = [board, ...board.querySelectorAll('*')].filter(shown);
+  const outside = all.filter((e) => {
+    const [l, t, r, b] = box(e);
+    return l < -1 || t < -1 || r > innerWidth + 1 || b > innerHeight + 1;
+  }).map((e) => e.tagName + '.' + e.className + ': ' + e.textContent.slice(0, 40));
+  const names = [...board.querySelectorAll('[data-name]')].filter(shown);
+  const numbers = [...board.querySelectorAll('[data-num]')].filter(shown);
+  const heads = [...board.querySelectorAll('thead th')].filter(shown)
+    .filter((h) => h.scrollWidth > h.clientWidth + 1).map((h) => h.textContent);
+  const overlaps = [];
+  for (const n of names) {
+    const [l, t, r, b] = box(n);
+    for (const m of numbers) {
+      const [l2, t2, r2, b2] = box(m);
+      if (l < r2 - 0.5 && l2 < r - 0.5 && t < b2 - 0.5 && t2 < b - 0.5) {
+        overlaps.push(n.textContent + ' / ' + m.textContent);
+      }
+    }
+  }
+  const spilled = names.filter((n) => {
+    const style = getComputedStyle(n);
+    return n.scrollWidth > n.clientWidth + 1
+      && !(style.textOverflow === 'ellipsis' && style.overflowX === 'hidden');
+  }).map((n) => n.textContent);
+  const cut = names.filter((n) => n.scrollWidth > n.clientWidth + 1).length;
+  // A number is never cut: its box holds it whole.
+  const clipped = numbers.filter((m) => m.scrollWidth > m.clientWidth + 1)
+    .map((m) => m.textContent);
+  return {outside, overlaps, spilled, clipped, heads, cut, names: names.length,
+          numbers: numbers.length};
+}"""
+
+
+def long_names(count: int) -> list[str]:
+    triples = itertools.product(SUFFIX, LAST, FIRST)
+    names = (f"{first} {last}{suffix}" for suffix, last, first in triples)
+    return list(itertools.islice((n for n in names if len(n) <= LONGEST), count))
+
+
+def evening(count: int, *, end_mode: str = Tournament.EndMode.TOEPKONING) -> Tournament:
+    """A club of ``count`` players with long names: series 1 played and closed, series 2
+    drawn (at a time: started, with the round timer running)."""
+    club = Club.objects.create(name="De Gouden Boer", slug="gouden-boer", standings_public=True)
+    players = [Player.objects.create(club=club, name=name) for name in long_names(count)]
+    timed = end_mode == Tournament.EndMode.TIME
+    tournament = tournaments.tournament_create(
+        club=club,
+        name="Het grote Wilhelmina van den Berg-Hoogendoorn-toernooi van de Gouden Boer",
+        series_count=3,
+        end_mode=end_mode,
+        end_time=datetime.time(22, 30) if timed else None,
+    )
+    checkin.tournament_check_in(tournament=tournament, players=players)
+    first = tournaments.series_draw(tournament=tournament, expected_number=1, seed=4)
+    tournaments.series_start(series=first)
+    rng = random.Random(count)
+    for table in first.tables.select_related("session"):
+        if timed:
+            session = table.session
+            names = [s.player.name for s in session.seats.select_related("player")]
+            play_rounds(session, [rng.choice(names) for _ in range(3)])
+        else:
+            play_out(table.session)
+    tournament_results.series_finish(series=first)
+    second = tournaments.series_draw(tournament=tournament, expected_number=2, seed=5)
+    if timed:
+        tournaments.series_start(series=second)
+        clock.series_clock_start(series=second, minutes=45)
+    return tournament
+
+
+def check_every_page(tv, url: str, shot: str, screenshot_dir) -> int:
+    """Each page of the TV's cycle measured; the number of pages in the cycle."""
+    page = 1
+    seen = 0
+    while True:
+        tv.goto(f"{url}?pagina={page}")
+        expect(tv.locator("#tv-board")).to_be_visible()
+        found = tv.evaluate(MEASURE)
+        assert found["outside"] == [], (page, found["outside"][:5])
+        assert found["overlaps"] == [], (page, found["overlaps"][:5])
+        assert found["spilled"] == [], (page, found["spilled"][:5])
+        assert found["clipped"] == [], (page, found["clipped"][:5])
+        assert found["heads"] == [], (page, found["heads"])
+        assert found["names"] > 0
+        assert tv.evaluate(
+            "document.documentElement.scrollHeight <= innerHeight + 1"
+            " && document.documentElement.scrollWidth <= innerWidth + 1"
+        )
+        tv.screenshot(path=screenshot_dir / f"{shot}-page-{page}.png")
+        seen += 1
+        following = tv.locator("#tv-board").get_attribute("hx-get").rsplit("=", 1)[1]
+        page = int(following)
+        if page == 1 or seen > 10:
+            return seen
+
+
+@pytest.mark.parametrize(
+    ("count", "end_mode", "pages"),
+    [
+        (26, Tournament.EndMode.TOEPKONING, 1),
+        (60, Tournament.EndMode.TIME, 2),  # with the round timer above the tables
+        (200, Tournament.EndMode.TOEPKONING, 5),
+    ],
+)
+def test_the_tv_holds_a_night_of_long_names(
+    browser, base_url, screenshot_dir, count, end_mode, pages
+):
+    tournament = evening(count, end_mode=end_mode)
+    context = browser.new_context(viewport=TV, locale="nl-NL")
+    errors = console_errors(context)
+    tv = context.new_page()
+    url = f"{base_url}/club/gouden-boer/toernooi/{tournament.pk}/tv/"
+    turned = check_every_page(tv, url, f"toernooi-tv-{count}", screenshot_dir)
+    assert turned == pages
+    context.close()
+    assert errors == []
+
+
+def test_the_room_sees_the_finish(browser, base_url, screenshot_dir):
+    tournament = evening(26)
+    second = tournament.series.get(number=2)
+    tournaments.series_start(series=second)
+    for table in second.tables.select_related("session"):
+        play_out(table.session)
+    tournament_results.series_finish(series=second)
+    third = tournaments.series_draw(tournament=tournament, expected_number=3, seed=6)
+    tournaments.series_start(series=third)
+    for table in third.tables.select_related("session"):
+        play_out(table.session)
+    final = tournament_results.final_table_create(tournament=tournament, seed=2)
+
+    context = browser.new_context(viewport=TV, locale="nl-NL")
+    errors = console_errors(context)
+    tv = context.new_page()
+    url = f"{base_url}/club/gouden-boer/toernooi/{tournament.pk}/tv/"
+    tv.goto(url)
+    expect(tv.locator("#tv-tables-heading")).to_contain_text("Finaletafel")
+    tv.screenshot(path=screenshot_dir / "toernooi-finish-tv-final-table.png")
+
+    # The final is won by the finalist lowest in the standings; the TV follows by itself.
+    table = final.tables.get()
+    seated = {s.player_id for s in table.seats.all()}
+    standings = tournament_selectors.tournament_standings(tournament)
+    underdog = [r for r in standings.rows if r.player.pk in seated][-1].player
+    session = table.session
+    while True:
+        session.refresh_from_db()
+        if session.status != session.Status.RUNNING:
+            break
+        play_rounds(session, [underdog.name])
+    tournament_results.series_finish(series=final)
+    expect(tv.locator("[data-final]")).to_have_text("Einduitslag", timeout=20_000)
+    expect(tv.locator(".tv-standings tbody tr").first).to_contain_text(underdog.name[:10])
+    found = tv.evaluate(MEASURE)
+    assert found["outside"] == []
+    assert found["overlaps"] == []
+    assert found["spilled"] == []
+    assert found["clipped"] == []
+    tv.screenshot(path=screenshot_dir / "toernooi-finish-tv.png")
+
+    # The public standings: the final order, on a phone (strafpunten in view) and a laptop.
+    public = f"{base_url}/club/gouden-boer/toernooi/{tournament.pk}/"
+    phone = context.browser.new_context(viewport=PHONE, locale="nl-NL")
+    phone_errors = console_errors(phone)
+    page = phone.new_page()
+    page.goto(public)
+    expect(page.locator("h1 [data-final]")).to_have_text("Einduitslag")
+    rows = page.locator("#tournament-standings tbody tr")
+    expect(rows).to_have_count(26)
+    expect(rows.first).to_contain_text(underdog.name)
+    strafpunten = page.locator("#tournament-standings thead th").nth(3)
+    expect(strafpunten).to_be_visible()
+    box = strafpunten.bounding_box()
+    assert box["x"] + box["width"] <= PHONE["width"] + 1
+    assert page.evaluate("document.documentElement.scrollWidth <= innerWidth + 1")
+    page.screenshot(path=screenshot_dir / "toernooi-finish-standings-phone.png", full_page=True)
+    page.set_viewport_size(LAPTOP)
+    page.screenshot(path=screenshot_dir / "toernooi-finish-standings-laptop.png", full_page=True)
+
+    # The prize list, public by default, from the standings' link.
+    page.get_by_role("link", name="Prijslijst").click()
+    expect(page.locator("#prize-list tbody tr")).to_have_count(26)
+    expect(page.locator("#prize-list tbody tr").first).to_contain_text(underdog.name)
+    page.screenshot(path=screenshot_dir / "toernooi-finish-prizes-laptop.png", full_page=True)
+    page.set_viewport_size(PHONE)
+    assert page.evaluate("document.documentElement.scrollWidth <= innerWidth + 1")
+    page.screenshot(path=screenshot_dir / "toernooi-finish-prizes-phone.png", full_page=True)
+    phone.close()
+    context.close()
+    assert errors == []
+    assert phone_errors == []
