@@ -18,6 +18,7 @@ import secrets
 from collections.abc import Callable
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.http import (
     HttpRequest,
@@ -26,7 +27,6 @@ from django.http import (
 )
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
-from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.cache import patch_cache_control
 from django.utils.html import format_html
@@ -448,7 +448,9 @@ def service_worker(request: HttpRequest) -> HttpResponse:
         {
             "tablet_example": example.replace("987654321", "<n>"),
             "tablet_pattern": pattern,
-            "static_prefix": static(""),
+            # The prefix, not a file: static("") asks the manifest for a file named "" and
+            # fails with DEBUG off (tests/browser/test_deployed.py serves it that way).
+            "static_prefix": settings.STATIC_URL,
             "logout": reverse("logout"),
             "taps_pattern": example.replace("987654321/", "*"),
         },

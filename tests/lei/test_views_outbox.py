@@ -182,6 +182,18 @@ def test_the_service_worker_keeps_tablet_pages_only_and_is_asked_for_every_time(
     assert client.post("/lei-sw.js").status_code == 405
 
 
+def test_the_service_worker_is_served_with_the_manifest_storage_of_production(client, db, settings):
+    """With DEBUG off every ``static()`` asks the manifest (``collectstatic``), which has no entry
+    for the prefix itself: the worker names the prefix, not a file (it was a 500)."""
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.ManifestStaticFilesStorage"},
+    }
+    response = client.get("/lei-sw.js")
+    assert response.status_code == 200
+    assert 'const STATIC = "/static/";' in response.content.decode()
+
+
 def test_the_tablet_registers_the_service_worker_from_the_sites_root(scorer, session):
     html = scorer.get(reverse("tablet", args=[session.pk])).content.decode()
     assert 'data-worker="/lei-sw.js"' in html
