@@ -38,7 +38,7 @@ from scoring import access, writes
 from scoring.clubs import services as club_services
 from scoring.engine import Refusal
 from scoring.http import HtmxHttpRequest
-from scoring.lei import funnel, seals, services
+from scoring.lei import funnel, outbox, seals, services
 from scoring.lei.compression import no_compression
 from scoring.lei.forms import (
     EventForm,
@@ -451,7 +451,7 @@ def service_worker(request: HttpRequest) -> HttpResponse:
             # The prefix, not a file: static("") asks the manifest for a file named "" and
             # fails with DEBUG off (tests/browser/test_deployed.py serves it that way).
             "static_prefix": settings.STATIC_URL,
-            "logout": reverse("logout"),
+            "signing": [reverse(n) for n in ("login", "logout", "admin:login", "admin:logout")],
             "taps_pattern": example.replace("987654321/", "*"),
         },
         content_type="text/javascript; charset=utf-8",
@@ -462,6 +462,7 @@ def service_worker(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @access.requires(access.scorer)
+@outbox.same_person
 @tap_limited
 def session_event(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     """One tap: one event with the version the tablet showed and the tap's key."""
@@ -485,6 +486,7 @@ def session_event(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> Http
 
 @require_POST
 @access.requires(access.scorer)
+@outbox.same_person
 @tap_limited
 def session_undo(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     """Take back the last tap, and say which ("Weg van Eva ongedaan gemaakt")."""
@@ -525,6 +527,7 @@ def _write_at_version(
 
 @require_POST
 @access.requires(access.scorer)
+@outbox.same_person
 @tap_limited
 def session_presence(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     """Who is away (toilet, drinks) and who sits down, before the round's first event."""
