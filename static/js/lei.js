@@ -128,7 +128,9 @@
     var data = new FormData(form, submitter);
     var fields = [];
     data.forEach(function (value, name) {
-      if (name !== "key" && name !== "version" && name !== "sheet") { fields.push([name, String(value)]); }
+      // The key, version and sheet are the outbox's own; a form's CSRF token is the page's,
+      // and the one of the moment goes with the tap when it is sent (csrfToken).
+      if (["key", "version", "sheet", "csrfmiddlewaretoken"].indexOf(name) === -1) { fields.push([name, String(value)]); }
     });
     var url = form.getAttribute("action");
     var signature = url + "?" + new URLSearchParams(fields).toString();
@@ -174,6 +176,7 @@
     if (outbox.sending || outbox.stopped || !outbox.taps.length) { return; }
     var tap = outbox.taps[0];
     var body = new URLSearchParams(tap.fields);
+    body.delete("csrfmiddlewaretoken"); // kept with taps stored before it was left out
     body.set("key", tap.key);
     body.set("version", String(tap.version));
     var round = roundSection();
@@ -439,16 +442,21 @@
     });
     box.append(head);
     if (outbox.login) {
-      var words = document.createElement("p");
-      words.className = "outbox__refused";
-      words.setAttribute("role", "alert");
-      var ask = document.createElement("strong");
-      ask.textContent = ((taps.length === 1 ? t.loginOne : t.loginMany) || "").replace("{n}", taps.length);
+      var login = document.createElement("div"); // the refusal's place, with a link for a button
+      login.className = "outbox__refused";
+      login.setAttribute("role", "alert");
+      var ask = document.createElement("p");
+      ask.append(document.createElement("strong"));
+      ask.firstChild.textContent = ((taps.length === 1 ? t.loginOne : t.loginMany) || "").replace("{n}", taps.length);
       var link = document.createElement("a");
+      link.className = "btn btn--primary";
       link.href = t.login;
       link.textContent = t.loginLink;
-      words.append(ask, " ", link);
-      box.append(words);
+      var way = document.createElement("div");
+      way.className = "cluster";
+      way.append(link);
+      login.append(ask, way);
+      box.append(login);
     } else if (outbox.stopped) {
       var refused = document.createElement("div");
       refused.className = "outbox__refused";
