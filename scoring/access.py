@@ -317,7 +317,11 @@ def requires(role: Callable[..., object]) -> Callable[[View], View]:
                 granted = role(request, *asked)
             except LoginNeeded as needed:
                 if needed.refusal and request.method == "POST":
-                    return HttpResponseForbidden(needed.refusal)
+                    # The header tells a script (the tablet's outbox, static/js/lei.js) that
+                    # logging in again is the way out, whatever language the words are in.
+                    refused = HttpResponseForbidden(needed.refusal)
+                    refused["X-Login-Needed"] = "1"
+                    return refused
                 return redirect_to_login(request.get_full_path())
             return view(request, granted, *rest, **kwargs)
 

@@ -154,6 +154,24 @@ def standings_shown(response) -> list[tuple[str, ...]]:
     return [tuple(" ".join(cell.split()) for cell in row) for row in table.rows]
 
 
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(
+    django_db_modify_db_settings_parallel_suffix, request, tmp_path_factory
+) -> None:
+    """With browser tests in the run, a SQLite test database is a file rather than memory: their
+    server is another process (tests/browser/conftest.py, ``live_server``) and opens it too. Each
+    writer takes the lock when its transaction begins, so that neither process finds, halfway
+    through a transaction, that the other wrote meanwhile (tests/browser/deployed_settings.py)."""
+    from django.conf import settings
+
+    database = settings.DATABASES["default"]
+    browser = any(item.get_closest_marker("browser") for item in request.session.items)
+    if database["ENGINE"] == "django.db.backends.sqlite3" and browser:
+        path = tmp_path_factory.mktemp("db") / "test.sqlite3"
+        database.setdefault("TEST", {})["NAME"] = str(path)
+        database.setdefault("OPTIONS", {}).update(transaction_mode="IMMEDIATE", timeout=20)
+
+
 @pytest.fixture(autouse=True, scope="session")
 def fast_password_hashing():
     """MD5 instead of PBKDF2 for every test (Django's testing docs, "Speeding up the tests"):

@@ -18,6 +18,7 @@ import secrets
 from collections.abc import Callable
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.http import (
     HttpRequest,
@@ -27,7 +28,6 @@ from django.http import (
 )
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
-from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.cache import patch_cache_control
 from django.utils.html import format_html
@@ -38,7 +38,7 @@ from django.views.decorators.http import require_GET, require_POST
 from scoring import access, writes
 from scoring.engine import Refusal
 from scoring.http import HtmxHttpRequest
-from scoring.lei import funnel, seals, services
+from scoring.lei import funnel, outbox, seals, services
 from scoring.lei.compression import no_compression
 from scoring.lei.forms import (
     EventForm,
@@ -396,8 +396,10 @@ def service_worker(request: HttpRequest) -> HttpResponse:
         {
             "tablet_example": example.replace("987654321", "<n>"),
             "tablet_pattern": pattern,
-            "static_prefix": static(""),
-            "logout": reverse("logout"),
+            # The prefix, not a file: static("") asks the manifest for a file named "" and
+            # fails with DEBUG off (tests/browser/test_deployed.py serves it that way).
+            "static_prefix": settings.STATIC_URL,
+            "signing": [reverse(n) for n in ("login", "logout", "admin:login", "admin:logout")],
             "taps_pattern": example.replace("987654321/", "*"),
         },
         content_type="text/javascript; charset=utf-8",
@@ -408,6 +410,7 @@ def service_worker(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @access.requires(access.scorer)
+@outbox.same_person
 @tap_limited
 def session_event(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     """One tap: one event with the version the tablet showed and the tap's key."""
@@ -432,6 +435,7 @@ def session_event(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> Http
 
 @require_POST
 @access.requires(access.scorer)
+@outbox.same_person
 @tap_limited
 def session_undo(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     """Take back the last tap, and say which ("Weg van Eva ongedaan gemaakt")."""
@@ -473,6 +477,7 @@ def _write_at_version(
 
 @require_POST
 @access.requires(access.scorer)
+@outbox.same_person
 @tap_limited
 def session_presence(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     """Who is away (toilet, drinks) and who sits down, before the round's first event."""

@@ -19,6 +19,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext, ngettext
 
 from scoring import svg
+from scoring.lei import outbox
 
 register = template.Library()
 
@@ -60,3 +61,9 @@ def score_chart_tag(
     }
     max_points = None if max_points in (None, "") else int(max_points)
     return mark_safe(svg.score_chart(series, max_points=max_points, labels=labels))  # noqa: S308
+
+
+@register.simple_tag(takes_context=True)
+def outbox_person(context: Mapping) -> str:
+    """``{% outbox_person %}``: whose taps the tablet's outbox keeps (scoring/lei/outbox.py)."""
+    return outbox.person_id(context["request"].user)

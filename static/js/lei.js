@@ -7,7 +7,11 @@
       A tap shows at once (pressed, in the strip); offline the scorer
       keeps tapping; the server judges each tap when it arrives, and a refusal stops the
       outbox at that tap until the scorer decides; a 429 (too many taps at once) makes it wait
-      as long as the server asks, then send the same tap again;
+      as long as the server asks, then send the same tap again. The taps are kept per person
+      (the page's opaque id, scoring/lei/outbox.py): another person's page never shows them and
+      drops them, and the server refuses them from anyone else. Each goes with the CSRF token
+      of the moment it is sent; one refused because nobody here may score any more (signed
+      out, link revoked) waits, saying how to log in again;
    2. a round-ending tap's result shown for a moment, with the next round's buttons taking
       taps only after it, so a double tap records once;
    3. the service worker (scoring/lei/views.py, service_worker) that keeps the tablet page for a
@@ -66,6 +70,8 @@
     trouble: false, // a send failed since the outbox was last empty: the strip shows
     failing: false, // the last send failed (no connection): the strip says so
     stopped: false, // taps[0] was refused: wait for the scorer
+    login: false, // taps[0] was refused for want of a login: wait for one, and say so
+    renewed: false, // a fresh CSRF token was fetched for taps[0] after a 403
     note: "", // the server's words while the outbox waits at its asking (429)
     attempts: 0,
     timer: null,
@@ -85,10 +91,18 @@
     return box ? box.dataset : {};
   }
 
+  // The token of the moment a tap is sent, not of the page that took it: a login (here or in
+  // another tab) renews it, and Django's CSRF cookie ("csrftoken", readable by scripts) holds
+  // the current one; the page's own is for a browser without that cookie.
   function csrfToken() {
+    var cookie = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
+    if (cookie) { return decodeURIComponent(cookie[1]); }
     try { return JSON.parse(document.body.getAttribute("hx-headers") || "{}")["X-CSRFToken"] || ""; }
     catch (e) { return ""; }
   }
+
+  // Whose taps these are: an opaque id per account ("anon" for a scorer link without one).
+  function currentPerson() { return texts().person || ""; }
 
   function newKey() {
     if (window.crypto && crypto.randomUUID) { return crypto.randomUUID(); }
@@ -120,7 +134,9 @@
     var data = new FormData(form, submitter);
     var fields = [];
     data.forEach(function (value, name) {
-      if (name !== "key" && name !== "version" && name !== "sheet") { fields.push([name, String(value)]); }
+      // The key, version and sheet are the outbox's own; a form's CSRF token is the page's,
+      // and the one of the moment goes with the tap when it is sent (csrfToken).
+      if (["key", "version", "sheet", "csrfmiddlewaretoken"].indexOf(name) === -1) { fields.push([name, String(value)]); }
     });
     var url = form.getAttribute("action");
     var signature = url + "?" + new URLSearchParams(fields).toString();
@@ -137,8 +153,9 @@
       document.querySelectorAll(".is-pressed").forEach(function (b) { b.classList.remove("is-pressed"); });
     }
     if (submitter) { submitter.classList.add("is-pressed"); }
-    enqueue({tablet: outbox.tablet, url: url, fields: fields, label: tapLabel(form, submitter, data),
-             key: newKey(), at: now, round: before.round, before: before, after: here});
+    enqueue({tablet: outbox.tablet, person: currentPerson(), url: url, fields: fields,
+             label: tapLabel(form, submitter, data), key: newKey(), at: now,
+             round: before.round, before: before, after: here});
     showRound();
     // How many taps this page took: the browser tests tell a taken tap from a guarded one.
     var root = document.documentElement;
@@ -245,6 +262,7 @@
     if (outbox.sending || outbox.stopped || !outbox.taps.length) { return; }
     var tap = outbox.taps[0];
     var body = new URLSearchParams(tap.fields);
+    body.delete("csrfmiddlewaretoken"); // kept with taps stored before it was left out
     body.set("key", tap.key);
     body.set("version", String(tap.version));
     if (tap.round) { body.set("round", String(tap.round)); }
@@ -256,7 +274,8 @@
     var timeout = window.setTimeout(function () { abort.abort(); }, SEND_TIMEOUT_MS);
     fetch(tap.url, {
       method: "POST", body: body, credentials: "same-origin", signal: abort.signal,
-      headers: {"HX-Request": "true", "HX-Current-URL": location.href, "X-CSRFToken": csrfToken()},
+      headers: {"HX-Request": "true", "HX-Current-URL": location.href, "X-CSRFToken": csrfToken(),
+                "X-Lei-Person": tap.person || currentPerson()},
     }).then(function (response) {
       return response.text().then(function (text) { return {response: response, text: text}; });
     }).then(function (answer) {
@@ -266,6 +285,13 @@
       var status = answer.response.status;
       if (answer.response.ok && outcome) {
         answered(tap, answer.response, answer.text, outcome);
+      } else if (answer.response.headers.get("X-Lei-Other-Person") === "1") {
+        outbox.stopped = true; // someone else signed in: nothing more goes from this page
+        handOver(tap.person).then(function () { location.reload(); });
+      } else if (mayNotScore(answer.response)) {
+        loginNeeded();
+      } else if (status === 403 && !outbox.renewed) {
+        renewToken(); // no CSRF cookie (cleared): fetch the page for one, then send again
       } else if (status === 429) {
         slowDown(answer.response, answer.text);
       } else if (status === 409) {
@@ -285,7 +311,35 @@
     });
   }
 
+  // Nobody here may score this game any more: signed out (403 naming it), sent to log in, or
+  // the scorer link revoked for an account (404, as for any game it may not see).
+  function mayNotScore(response) {
+    var login = (texts().login || "").split("?")[0];
+    return response.headers.get("X-Login-Needed") === "1" || response.status === 404
+      || (response.redirected && login && new URL(response.url).pathname === login);
+  }
+
+  // The taps stay, in order, and the strip says how to go on: log in again. They are sent
+  // once a login lets them through (this page retries now and then, and when it is looked at
+  // again; the login link comes back to this page, which sends them when it opens).
+  function loginNeeded() {
+    outbox.login = true;
+    outbox.trouble = true;
+    outbox.failing = false;
+    render();
+    outbox.timer = window.setTimeout(drain, 5000);
+  }
+
+  function renewToken() {
+    outbox.renewed = true;
+    fetch(location.pathname, {credentials: "same-origin"}).then(function (response) {
+      if (mayNotScore(response)) { loginNeeded(); } else { drain(); }
+    }).catch(failed);
+  }
+
   function answered(tap, response, text, outcome) {
+    outbox.login = false;
+    outbox.renewed = false;
     var version = parseInt(response.headers.get("X-Lei-Version"), 10);
     if (!isNaN(version)) { outbox.version = version; }
     if (outcome === "recorded") {
@@ -308,6 +362,7 @@
   }
 
   function stop(tap, reason) {
+    outbox.login = false;
     tap.error = reason || "";
     outbox.stopped = true;
     quietly(save(tap));
@@ -317,6 +372,7 @@
   }
 
   function failed() {
+    outbox.login = false;
     outbox.trouble = true;
     outbox.failing = true;
     outbox.note = "";
@@ -331,6 +387,7 @@
   // meanwhile the strip says that the tablet sends them itself (the server's words ask a
   // person to try again, which here would be a second tap).
   function slowDown(response, text) {
+    outbox.login = false;
     var seconds = parseInt(response.headers.get("Retry-After"), 10);
     outbox.trouble = true;
     outbox.failing = false;
@@ -364,6 +421,7 @@
       quietly(save(tap));
     });
     outbox.stopped = false;
+    outbox.renewed = false;
     outbox.attempts = 0;
     render();
     drain();
@@ -470,6 +528,10 @@
   window.addEventListener("online", function () {
     if (outbox.trouble) { window.clearTimeout(outbox.timer); drain(); }
   });
+  // Back at the tablet after logging in elsewhere: the taps waiting for it go at once.
+  document.addEventListener("visibilitychange", function () {
+    if (outbox.login && document.visibilityState === "visible") { window.clearTimeout(outbox.timer); drain(); }
+  });
 
   function swap(response, text) {
     var wanted = response.headers.get("HX-Retarget") === "#round" ? "round" : "live";
@@ -495,7 +557,8 @@
     if (document.getElementById("round-flash")) { guard(); } else { guardUntil = 0; settle(); }
     var live = document.getElementById("live");
     if (live) {
-      quietly(keepLei({tablet: outbox.tablet, version: outbox.version, html: live.outerHTML}));
+      quietly(keepLei({tablet: outbox.tablet, person: currentPerson(), version: outbox.version,
+                       html: live.outerHTML}));
     }
     render();
   }
@@ -532,7 +595,23 @@
       head.append(item);
     });
     box.append(head);
-    if (outbox.stopped) {
+    if (outbox.login) {
+      var login = document.createElement("div"); // the refusal's place, with a link for a button
+      login.className = "outbox__refused";
+      login.setAttribute("role", "alert");
+      var ask = document.createElement("p");
+      ask.append(document.createElement("strong"));
+      ask.firstChild.textContent = ((taps.length === 1 ? t.loginOne : t.loginMany) || "").replace("{n}", taps.length);
+      var link = document.createElement("a");
+      link.className = "btn btn--primary";
+      link.href = t.login;
+      link.textContent = t.loginLink;
+      var way = document.createElement("div");
+      way.className = "cluster";
+      way.append(link);
+      login.append(ask, way);
+      box.append(login);
+    } else if (outbox.stopped) {
       var refused = document.createElement("div");
       refused.className = "outbox__refused";
       refused.setAttribute("role", "alert");
@@ -614,9 +693,17 @@
     // copy on a first visit (asking the server for the page again would cost a page).
     var drawn = "<!doctype html>\n" + document.documentElement.outerHTML;
     outbox.version = parseInt(round.dataset.version, 10);
-    quietly(lastLei(outbox.tablet)).then(function (kept) {
+    var person = currentPerson();
+    var before = null; // whose the kept pages, lei and taps were
+    try { before = localStorage.getItem("lei-person"); localStorage.setItem("lei-person", person); }
+    catch (e) { /* no storage: the taps' own person still keeps them apart */ }
+    var changed = before !== null && before !== person;
+    (changed ? handOver(before) : Promise.resolve()).then(function () {
+      register(drawn, changed);
+      return quietly(lastLei(outbox.tablet));
+    }).then(function (kept) {
       var live = document.getElementById("live");
-      if (kept && live && kept.version > outbox.version) {
+      if (kept && kept.person === person && live && kept.version > outbox.version) {
         var template = document.createElement("template");
         template.innerHTML = kept.html;
         var fresh = template.content.getElementById("live");
@@ -624,7 +711,12 @@
       }
       return quietly(allTaps());
     }).then(function (stored) {
-      var mine = (stored || []).filter(function (tap) { return tap.tablet === outbox.tablet; });
+      var mine = [];
+      (stored || []).forEach(function (tap) {
+        if (tap.person === undefined) { tap.person = person; } // kept before taps had a person
+        if (tap.person !== person) { quietly(forget(tap)); } // someone else's: never shown
+        else if (tap.tablet === outbox.tablet) { mine.push(tap); }
+      });
       mine.sort(function (a, b) { return a.seq - b.seq || a.at - b.at; });
       var sent = outbox.taps.slice(); // tapped while the store was being read
       outbox.taps = mine.concat(sent.filter(function (tap) {
@@ -645,11 +737,25 @@
         drain();
       }
     });
-    register(drawn);
+  }
+
+  // Someone else uses this browser now (signed in as another person, or signed out where the
+  // service worker did not see it): the previous person's kept pages, lei and taps go.
+  function handOver(previous) {
+    var gone = [
+      quietly(store("lei", "readwrite", function (s) { return s.clear(); })),
+      quietly(allTaps()).then(function (stored) {
+        return Promise.all((stored || []).filter(function (tap) {
+          return tap.person === previous || tap.person === undefined;
+        }).map(function (tap) { return quietly(forget(tap)); }));
+      }),
+    ];
+    if (window.caches) { gone.push(quietly(caches.delete("lei-tablet-v1"))); }
+    return Promise.all(gone);
   }
 
   // --- 3. The service worker -------------------------------------------------------------
-  function register(drawn) {
+  function register(drawn, handedOver) {
     var box = document.getElementById("outbox");
     var url = box && box.dataset.worker;
     if (!url || !("serviceWorker" in navigator)) { return; }
@@ -662,7 +768,7 @@
       document.querySelectorAll("script[src], link[rel=stylesheet], link[rel=icon]").forEach(function (el) {
         files.push(el.getAttribute("src") || el.getAttribute("href"));
       });
-      var page = first ? {path: location.pathname, html: drawn} : null;
+      var page = first || handedOver ? {path: location.pathname, html: drawn} : null;
       if (registration.active) { registration.active.postMessage({keep: files, page: page}); }
     }).catch(function () { /* no worker (private window): the outbox works without it */ });
   }

@@ -16,9 +16,13 @@ Usage, in ``tests/browser/test_<page>.py``::
 - ``page``: a fresh browser context per test (no cookies carried over), 768 x 1024 like a
   tablet in portrait, Dutch (``nl-NL``) as the browser language. Change the size with
   ``page.set_viewport_size({"width": 375, "height": 812})``.
-- ``base_url``: the address of pytest-django's ``live_server`` (a real server in a thread, on
-  the test database; tests that use it get a transactional database, so data made in the test
-  is visible to the server).
+- ``base_url`` (and ``live_server.url``): the app served the way it is deployed (README,
+  "Production"): gunicorn, DEBUG off, the static files from ``collectstatic`` under the manifest
+  storage (``tests/browser/deployed_settings.py`` says what else differs, and why), on the test
+  database (PostgreSQL when ``DATABASE_URL`` says so, as in CI; else SQLite, then a file). Started
+  once per run. This ``live_server`` takes the place of pytest-django's, so tests that use it
+  still get a transactional database: data made in the test is visible to the server. A test
+  during which the server logged a traceback fails.
 - ``screenshot_dir``: ``test-artifacts/screenshots/`` (git-ignored). A failing browser test
   leaves a screenshot there by itself, named after the test.
 
@@ -31,6 +35,12 @@ from __future__ import annotations
 
 import os
 import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -51,7 +61,8 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 TABLET = {"width": 768, "height": 1024}
-ARTIFACTS = Path(__file__).resolve().parent.parent.parent / "test-artifacts"
+ROOT = Path(__file__).resolve().parent.parent.parent
+ARTIFACTS = ROOT / "test-artifacts"
 HERE = Path(__file__).resolve().parent
 
 
@@ -99,6 +110,110 @@ def screenshot_dir() -> Path:
     path = ARTIFACTS / "screenshots"
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+class DeployedServer:
+    """gunicorn serving the app in production mode, in a process group of its own.
+
+    pytest-django calls ``_live_server_modified_settings.enable()`` and ``.disable()`` around
+    each test that uses ``live_server``: here they mark where the test's part of the server's
+    log begins, and fail the test if the server logged a traceback (a 500) meanwhile."""
+
+    def __init__(self, log: Path) -> None:
+        self.url = ""
+        self.log = log
+        self.process: subprocess.Popen | None = None
+        self._live_server_modified_settings = self
+        self._mark = 0
+
+    def start(self, env: dict[str, str]) -> None:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        self.url = f"http://127.0.0.1:{port}"
+        command = [sys.executable, "-m", "gunicorn", "toepen_site.wsgi:application"]
+        # Two workers of four threads: the taps of two tablets, the viewers' polls and a page
+        # load at once, as the in-process server of pytest-django took them.
+        command += ["-b", f"127.0.0.1:{port}", "-w", "2", "--threads", "4"]
+        command += ["--graceful-timeout", "5"]
+        with self.log.open("wb") as log:
+            self.process = subprocess.Popen(
+                command, cwd=ROOT, env=env, stdout=log, stderr=log, start_new_session=True
+            )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                break
+            try:
+                with urllib.request.urlopen(self.url + "/lei-sw.js", timeout=2):  # noqa: S310
+                    return
+            except OSError:
+                time.sleep(0.2)
+        self.stop()
+        raise RuntimeError(f"gunicorn did not come up; its log: {self.log}")
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        os.killpg(self.process.pid, signal.SIGTERM)
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+
+    def enable(self) -> None:
+        self._mark = self.log.stat().st_size
+
+    def disable(self) -> None:
+        with self.log.open("rb") as log:
+            log.seek(self._mark)
+            logged = log.read().decode(errors="replace")
+        if "Traceback" in logged:
+            pytest.fail(f"the server logged an error during the test:\n{logged}", pytrace=False)
+
+
+def _deployed_env(static_root: Path) -> dict[str, str]:
+    from django.conf import settings
+    from django.db import connections
+
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    env.update(
+        DJANGO_SETTINGS_MODULE="tests.browser.deployed_settings",
+        PYTHONPATH=str(ROOT),
+        SECRET_KEY=settings.SECRET_KEY,
+        LEI_STATIC_ROOT=str(static_root),
+        LEI_DATABASE_NAME=str(connections["default"].settings_dict["NAME"]),
+    )
+    return env
+
+
+@pytest.fixture(scope="session")
+def live_server(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[DeployedServer]:
+    from django.db import connection
+
+    if connection.vendor == "sqlite":
+        with django_db_blocker.unblock(), connection.cursor() as cursor:
+            # readers and a writer at once; kept in the file, for the server's connections too
+            cursor.execute("PRAGMA journal_mode=WAL")
+    static_root = tmp_path_factory.mktemp("static")
+    env = _deployed_env(static_root)
+    collected = subprocess.run(
+        [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    if collected.returncode:
+        pytest.fail(f"collectstatic failed:\n{collected.stderr}", pytrace=False)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    server = DeployedServer(ARTIFACTS / "server.log")
+    server.start(env)
+    yield server
+    server.stop()
 
 
 @pytest.fixture

@@ -24,7 +24,10 @@ def test_anonymous_is_sent_to_login_and_cannot_post(client, session):
     response = client.get(reverse("tablet", args=[session.pk]))
     assert response.status_code == 302
     assert response["Location"].startswith(reverse("login"))
-    assert tap(client, session, "win", "Anne", htmx=False).status_code == 403
+    refused = tap(client, session, "win", "Anne", htmx=False)
+    assert refused.status_code == 403
+    # The tablet's outbox reads this and offers to log in again (static/js/lei.js).
+    assert refused["X-Login-Needed"] == "1"
     assert session.rounds.count() == 0
 
 
@@ -60,8 +63,9 @@ def test_a_revoked_or_renewed_scorer_link_stops_working(client, session):
     client.get(reverse("scorer_link", args=[old]))
     seals.session_rotate_token(session=session)
     assert client.get(reverse("scorer_link", args=[old])).status_code == 404
-    # The tablet's grant was for the old token.
-    assert tap(client, session, "win", "Anne", htmx=False).status_code == 403
+    # The tablet's grant was for the old token: logging in (or the new link) is the way out.
+    refused = tap(client, session, "win", "Anne", htmx=False)
+    assert (refused.status_code, refused["X-Login-Needed"]) == (403, "1")
     seals.session_revoke_token(session=session)
     assert client.get(reverse("tablet", args=[session.pk])).status_code == 302
 

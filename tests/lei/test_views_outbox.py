@@ -10,6 +10,7 @@ import re
 import pytest
 from django.urls import reverse
 
+from scoring.lei import outbox
 from scoring.models import ClubMembership, Session
 from tests.conftest import record, tap
 
@@ -182,9 +183,23 @@ def test_the_service_worker_keeps_tablet_pages_only_and_is_asked_for_every_time(
     assert "script-src 'self'" in response["Content-Security-Policy"]
     body = response.content.decode()
     assert 'new RegExp("^/sessies/[0\\u002D9]+/$")' in body
-    assert 'const LOGOUT = "/uitloggen/";' in body
+    # Signing in or out, here or in the admin, drops the kept pages (a page is one person's).
+    signing = 'const SIGNING = ["/inloggen/", "/uitloggen/", "/admin/login/", "/admin/logout/"];'
+    assert signing in body
     assert "/tafel/" not in body  # the secret scorer link is never kept
     assert client.post("/lei-sw.js").status_code == 405
+
+
+def test_the_service_worker_is_served_with_the_manifest_storage_of_production(client, db, settings):
+    """With DEBUG off every ``static()`` asks the manifest (``collectstatic``), which has no entry
+    for the prefix itself: the worker names the prefix, not a file (it was a 500)."""
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.ManifestStaticFilesStorage"},
+    }
+    response = client.get("/lei-sw.js")
+    assert response.status_code == 200
+    assert 'const STATIC = "/static/";' in response.content.decode()
 
 
 def test_the_tablet_registers_the_service_worker_from_the_sites_root(scorer, session):
@@ -196,3 +211,40 @@ def test_the_service_worker_lets_taps_go_straight_to_the_network_but_sees_signin
     body = client.get("/lei-sw.js").content.decode()
     assert 'const TAPS = "/sessies/*";' in body
     assert 'condition: {requestMethod: "post", urlPattern: {pathname: TAPS}}' in body
+
+
+# --- whose taps ---------------------------------------------------------------------------
+
+
+def test_the_tablet_page_names_its_person_by_an_opaque_id(scorer, session, user):
+    html = scorer.get(reverse("tablet", args=[session.pk])).content.decode()
+    person = outbox.person_id(user)
+    assert f'data-person="{person}"' in html
+    assert user.username not in person
+    assert re.fullmatch(r"[0-9a-f]{20}", person)
+
+
+def test_a_tap_kept_for_another_person_is_refused_and_records_nothing(
+    scorer, session, user, django_user_model
+):
+    url = reverse("session_event", args=[session.pk])
+    other = django_user_model.objects.create_user("tweede", password="x")
+    data = {"type": "knock", "player": "Bas", "version": session.version, "key": "k-1"}
+    refused = scorer.post(url, data, HTTP_X_LEI_PERSON=outbox.person_id(other), **HX)
+    assert (refused.status_code, refused["X-Lei-Other-Person"]) == (403, "1")
+    assert "van iemand anders" in refused.content.decode()
+    session.refresh_from_db()
+    assert session.version == 0
+    assert not session.rounds.exists()
+    # Its own person's tap goes through, as does one without the header (htmx, no JavaScript).
+    taken = scorer.post(url, data, HTTP_X_LEI_PERSON=outbox.person_id(user), **HX)
+    assert taken["X-Lei-Outcome"] == "recorded"
+    assert tap(scorer, session, "fold", "Cees")["X-Lei-Outcome"] == "recorded"
+
+
+def test_a_tap_from_a_signed_out_tablet_asks_for_a_login_not_a_hand_over(client, session, user):
+    url = reverse("session_event", args=[session.pk])
+    data = {"type": "knock", "player": "Bas", "version": session.version, "key": "k-1"}
+    refused = client.post(url, data, HTTP_X_LEI_PERSON=outbox.person_id(user), **HX)
+    assert (refused.status_code, refused["X-Login-Needed"]) == (403, "1")
+    assert "X-Lei-Other-Person" not in refused

@@ -6,19 +6,22 @@
    - the files those pages load, network first as well.
    It never keeps the secret scorer link (it only redirects) nor any other page; a tablet page
    answered with anything but the page (logged out, link revoked, no access) is dropped from
-   the copies, and signing out drops them all, with the lei kept in IndexedDB. */
+   the copies, and signing in or out (the site's or the admin's) drops them all, with the lei
+   kept in IndexedDB: a page kept for one person is never shown to the next. The taps waiting
+   in IndexedDB stay, each kept for its person (static/js/lei.js): the same person signing in
+   again sends them; another person's page drops them. */
 "use strict";
 
 const COPIES = "lei-tablet-v1";
 const TABLET = new RegExp("{{ tablet_pattern|escapejs }}");
 const STATIC = "{{ static_prefix|escapejs }}";
-const LOGOUT = "{{ logout|escapejs }}";
+const SIGNING = [{% for path in signing %}"{{ path|escapejs }}"{% if not forloop.last %}, {% endif %}{% endfor %}];
 const TAPS = "{{ taps_pattern|escapejs }}"; // the tablet's POSTs, as a URLPattern path
 
 self.addEventListener("install", (event) => {
   // Taps (POSTs under the tablet pages) go straight to the network, without waking this
   // worker: a tap never waits for it (the static routing API; where it is missing, the fetch
-  // handler lets them pass). Signing out is a POST elsewhere, which the worker must see.
+  // handler lets them pass). Signing in and out are POSTs elsewhere, which the worker must see.
   if (event.addRoutes) {
     event.waitUntil(
       event.addRoutes({
@@ -90,7 +93,7 @@ self.addEventListener("fetch", (event) => {
   if (url.origin !== self.location.origin) {
     return;
   }
-  if (url.pathname === LOGOUT) {
+  if (request.method === "POST" && SIGNING.includes(url.pathname)) {
     event.waitUntil(Promise.all([caches.delete(COPIES), forgetLei()]));
     return;
   }

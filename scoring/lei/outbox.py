@@ -1,0 +1,48 @@
+"""Whose taps the tablet's outbox (static/js/lei.js) keeps and sends.
+
+A browser may be handed from one person to another with taps still waiting (a tablet passed to
+another club member, a sign-in as someone else). The outbox keeps each tap with the opaque id of
+the person whose page took it (``person_id``, in the tablet page), and sends it with that id in
+``X-Lei-Person``; a tap view answers a tap of another person than the one now signed in with a
+403 (``X-Lei-Other-Person``) and records nothing, and the page then drops that person's taps and
+kept pages. So one person's taps are never sent in another's name, whatever the page in front
+of them still shows.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
+from django.utils.crypto import constant_time_compare, salted_hmac
+from django.utils.translation import gettext
+
+HEADER = "X-Lei-Person"
+
+
+def person_id(user) -> str:
+    """An opaque id per account (no name in clear, the same on every visit); "anon" for a tablet
+    that holds a scorer link without an account."""
+    if not user.is_authenticated:
+        return "anon"
+    return salted_hmac("scoring.lei.outbox-person", str(user.pk)).hexdigest()[:20]
+
+
+def same_person(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """A tap view (after ``access.requires``): refuses a tap the outbox kept for someone else.
+    A request without the header (htmx, a browser without JavaScript) is not the outbox's."""
+
+    @functools.wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        sent = request.headers.get(HEADER)
+        if sent is not None and not constant_time_compare(sent, person_id(request.user)):
+            refused = HttpResponseForbidden(
+                gettext("Niet verstuurd: deze tik is van iemand anders op deze browser.")
+            )
+            refused["X-Lei-Other-Person"] = "1"
+            return refused
+        return view(request, *args, **kwargs)
+
+    return wrapped

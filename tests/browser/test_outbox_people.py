@@ -1,0 +1,174 @@
+"""The outbox through a lost login and a hand-over, on the server as deployed: taps wait through
+a login that ends and are sent, all and in order, after logging in again (with the CSRF token
+of then, not of when they were tapped); another person on the same browser sees and sends
+nothing of them, and finds no page kept for the one before."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Error, expect
+
+from scoring.models import Club
+from tests.browser.test_outbox import (
+    CACHED,
+    KEPT_LEI,
+    button,
+    context,  # noqa: F401 (a fixture)
+    drained,
+    events,
+    make_table,
+    tablet,  # noqa: F401 (a fixture)
+    tap,
+)
+from tests.conftest import make_session
+
+pytestmark = pytest.mark.browser
+
+PASSWORD = "geheim-genoeg-1"
+TAPS = ["Toep: Bas", "Weg: Cees", "Weg: Dirk"]
+LOGGED = [("knock", "Bas"), ("fold", "Cees"), ("fold", "Dirk")]
+WAITING_TAPS = """new Promise((resolve) => {
+  const open = indexedDB.open('lei-tablet', 1);
+  open.onsuccess = () => {
+    const read = open.result.transaction('taps').objectStore('taps').count();
+    read.onsuccess = () => resolve(read.result);
+  };
+})"""
+
+
+def member(django_user_model, club: Club, name: str):
+    user = django_user_model.objects.create_user(name, password=PASSWORD)
+    club.memberships.create(user=user, role="scorer")
+    return user
+
+
+def log_in(page, base_url: str, name: str) -> None:
+    if "/inloggen/" not in page.url:
+        page.goto(base_url + "/inloggen/")
+    page.fill("#id_username", name)
+    page.fill("#id_password", PASSWORD)
+    button(page, "Inloggen").click()
+    page.wait_for_url(re.compile(r"^(?!.*/inloggen/)"))
+
+
+def open_tablet(page, base_url: str, session) -> None:
+    """The tablet page of a member, once the service worker keeps it."""
+    page.goto(f"{base_url}/sessies/{session.pk}/")
+    page.wait_for_selector("#round[data-version]")
+    kept = "caches.open('lei-tablet-v1').then((c) => c.match(location.pathname)).then(Boolean)"
+    for _ in range(100):
+        if page.evaluate(f"navigator.serviceWorker.ready.then(() => {kept})"):
+            return
+        page.wait_for_timeout(100)
+    raise AssertionError("the service worker did not keep the tablet page")
+
+
+def test_taps_wait_through_a_lost_login_and_are_sent_in_order_after_logging_in_again(
+    tablet,  # noqa: F811
+    context,  # noqa: F811
+    base_url,
+    django_user_model,
+    screenshot_dir,
+):
+    session = make_table()
+    member(django_user_model, session.club, "teller")
+    log_in(tablet, base_url, "teller")
+    open_tablet(tablet, base_url, session)
+    context.set_offline(True)
+    for name in TAPS:
+        tap(tablet, name)
+    context.clear_cookies(name="sessionid")  # the login ends while the taps wait
+    context.set_offline(False)
+
+    strip = tablet.locator("#outbox")
+    expect(strip).to_contain_text("Log opnieuw in om 3 tikken te versturen.")
+    expect(strip).to_contain_text("Toep Bas · Weg Cees · Weg Dirk")
+    expect(strip).not_to_contain_text("403")
+    expect(strip).not_to_contain_text("Verboden")
+    tablet.screenshot(path=screenshot_dir / "outbox-log-in-again.png", full_page=True)
+    assert events(session) == []
+
+    strip.get_by_role("link", name="Inloggen").click()
+    tablet.wait_for_url(re.compile(r"/inloggen/\?next="))
+    log_in(tablet, base_url, "teller")  # and back to the tablet, which sends them
+    assert tablet.url == f"{base_url}/sessies/{session.pk}/"
+    drained(tablet)
+    assert events(session) == LOGGED
+
+
+def test_taps_wait_through_signing_out_in_another_tab_and_go_after_signing_in_there(
+    tablet,  # noqa: F811
+    context,  # noqa: F811
+    base_url,
+    django_user_model,
+):
+    """Signing in again renews the CSRF token: the taps go with the new one (they used to carry
+    the token of the page that took them, and were refused "Verboden (403)" for ever)."""
+    session = make_table()
+    member(django_user_model, session.club, "teller")
+    log_in(tablet, base_url, "teller")
+    open_tablet(tablet, base_url, session)
+    tablet.route("**/gebeurtenis/", lambda route: route.abort())  # no wifi for the taps
+    for name in TAPS:
+        tap(tablet, name)
+    expect(tablet.locator("#outbox")).to_contain_text("3 nog niet verstuurd")
+
+    other = context.new_page()
+    other.goto(base_url + "/")
+    other.get_by_role("button", name="Uitloggen").click()
+    tablet.unroute("**/gebeurtenis/")
+    expect(tablet.locator("#outbox")).to_contain_text("Log opnieuw in om 3 tikken te versturen.")
+    assert events(session) == []
+
+    log_in(other, base_url, "teller")
+    drained(tablet)  # it tries again now and then, with the token of the moment
+    assert events(session) == LOGGED
+    other.close()
+
+
+def test_another_person_on_the_same_browser_sees_and_sends_nothing_of_the_first(
+    tablet,  # noqa: F811
+    context,  # noqa: F811
+    base_url,
+    django_user_model,
+):
+    session = make_table()
+    elsewhere = make_session(Club.objects.create(name="De Zwarte Zeven", slug="zwarte-zeven"))
+    member(django_user_model, session.club, "anne")
+    member(django_user_model, session.club, "bas")
+    elsewhere.club.memberships.create(
+        user=django_user_model.objects.get(username="anne"), role="scorer"
+    )
+    log_in(tablet, base_url, "anne")
+    open_tablet(tablet, base_url, elsewhere)  # a page of a club the next person is not in
+    open_tablet(tablet, base_url, session)
+    tablet.route("**/gebeurtenis/", lambda route: route.abort())
+    for name in TAPS:
+        tap(tablet, name)
+    expect(tablet.locator("#outbox")).to_contain_text("3 nog niet verstuurd")
+
+    # Bas signs in on the same browser, without Anne signing out.
+    other = context.new_page()
+    log_in(other, base_url, "bas")
+    assert [path for path in other.evaluate(CACHED) if path.startswith("/sessies/")] == []
+    assert other.evaluate(KEPT_LEI) == 0
+    open_tablet(other, base_url, session)
+    expect(other.locator("html")).to_have_attribute("data-taps-waiting", "0")
+    expect(other.locator(".outbox__tap")).to_have_count(0)
+    assert other.evaluate(WAITING_TAPS) == 0  # Anne's taps are gone from this browser
+
+    # Anne's page, still open, tries again: the server refuses her taps from Bas, and the page
+    # drops them and comes back as Bas's.
+    tablet.unroute("**/gebeurtenis/")
+    expect(tablet.locator("html")).to_have_attribute("data-taps-waiting", "0")
+    drained(tablet)
+    assert events(session) == []
+
+    # Without a connection, Anne's other club's page is not there for Bas.
+    context.set_offline(True)
+    with pytest.raises(Error):
+        other.goto(f"{base_url}/sessies/{elsewhere.pk}/")
+    expect(other.locator("#round")).to_have_count(0)
+    other.close()
