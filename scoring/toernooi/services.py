@@ -79,6 +79,7 @@ from scoring.models import (
 from scoring.names import name_key, tidy
 from scoring.toernooi import draw
 from scoring.toernooi.audit import tournament_audit
+from scoring.toernooi.locks import lock_tournament
 from scoring.toernooi.selectors import SEATS_IN_ORDER, present_for, series_overview
 
 MIN_PLAYERS = draw.MIN_TABLE
@@ -338,10 +339,6 @@ def tournament_withdraw(
         entry.withdrawn_after = max(0, _joining_series(locked) - 1)
         entry.save(update_fields=["withdrawn_after"])
         return entry
-
-
-def lock_tournament(tournament: Tournament) -> Tournament:
-    return Tournament.objects.select_for_update().select_related("club").get(pk=tournament.pk)
 
 
 def must_be_open(tournament: Tournament) -> None:
