@@ -8,6 +8,7 @@ from scoring.http import ID
 from scoring.league import archive_views, exports
 from scoring.league import views as league_views
 from scoring.lei import akkoord_views, correction_views, start_views, viewer_views, views
+from scoring.push import views as push_views
 from scoring.ratings import views as rating_views
 from scoring.toernooi import akkoord_views as tournament_akkoord
 from scoring.toernooi import checkin_views, finish_views, room_views, table_views, wall_views
@@ -34,6 +35,8 @@ urlpatterns = [
     # The viewers' poll first: every phone and TV asks it every few seconds, and URLs are
     # tried in this order.
     path("kijk/<str:signed>/", viewer_views.viewer, name="viewer"),
+    # The pushed parts of the pages people watch (scoring/push/views.py): one stream a page
+    path("stroom/", push_views.stream, name="push_stream"),
     # Home
     path("", league_views.home, name="home"),
     # Logging in and out (club members)

@@ -103,6 +103,13 @@ ROUND_EDIT_BODY_LIMIT = 256 * 1024
 TAP_LIMIT_BURST = envint("TAP_LIMIT_BURST", "20")
 TAP_LIMIT_PER_MINUTE = envint("TAP_LIMIT_PER_MINUTE", "120")
 
+# Push (scoring/push/): "auto" pushes under an ASGI server on PostgreSQL, else the pages poll;
+# "off" always polls; "on" also lets pages served by WSGI open streams that another (ASGI)
+# server behind the same proxy answers (README, "Production").
+PUSH = os.getenv("PUSH", "auto").strip().lower()
+if PUSH not in ("auto", "on", "off"):
+    raise ImproperlyConfigured(f"PUSH must be auto, on or off, not {PUSH!r}")
+
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
@@ -114,6 +121,7 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "scoring.push.context.push",
             ],
         },
     },

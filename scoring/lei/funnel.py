@@ -36,6 +36,7 @@ from scoring.models import (
     Session,
     SessionResult,
 )
+from scoring.push import notify
 from scoring.ratings.services import ratings_refresh
 from scoring.writes import ServiceError, actor_of
 
@@ -394,6 +395,8 @@ def session_write(
         locked.version += 1
         locked.updated_at = timezone.now()
         locked.save(update_fields=["status", "version", "updated_at", "ended"])
+        # Delivered to the open streams when this transaction commits, never on a rollback.
+        notify.session_changed(locked.pk, locked.version, locked.club_id)
         AuditEntry.objects.create(
             session=locked,
             club_id=locked.club_id,

@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from scoring.lei.funnel import NotFinished, lock_session, refresh_from
 from scoring.models import AuditEntry, Session, new_scorer_token
+from scoring.push import notify
 from scoring.writes import ServiceError, actor_of
 
 Action = AuditEntry.Action
@@ -32,6 +33,7 @@ def _session_update(
         locked.version += 1
         locked.updated_at = timezone.now()
         locked.save(update_fields=[*fields, "version", "updated_at"])
+        notify.session_changed(locked.pk, locked.version, locked.club_id)
         # The secrets themselves stay out of the audit trail.
         redacted = {"scorer_token", "viewer_key"}
         AuditEntry.objects.create(

@@ -52,6 +52,7 @@ from scoring.models import (
     TournamentTable,
 )
 from scoring.names import name_key
+from scoring.push import notify
 from scoring.writes import Actor, ServiceError, actor_of, unstorable_character
 
 Action = AuditEntry.Action
@@ -217,6 +218,7 @@ def session_create(
         rounds = list(session.rounds.order_by("number"))
     store_scores(result, {r.number: r for r in rounds}, players_by_name(seats), 1)
     store_results(session, result, players_by_name(seats), clear=False)
+    notify.session_changed(session.pk, session.version, club.pk)  # the evening's new table
     if audit:
         AuditEntry.objects.create(
             session=session,
@@ -495,6 +497,7 @@ def session_discard(
             },
             after={"discarded": True},
         )
+        notify.session_changed(locked.pk, locked.version + 1, locked.club_id)
         locked.delete()
     return RecordOutcome(version=locked.version + 1, round_number=None, discarded=True)
 

@@ -76,6 +76,7 @@ from scoring.models import (
 )
 from scoring.toernooi import draw
 from scoring.toernooi.audit import tournament_audit
+from scoring.toernooi.locks import lock_tournament
 from scoring.toernooi.selectors import SEATS_IN_ORDER, present_for, series_overview
 
 MIN_PLAYERS = draw.MIN_TABLE
@@ -248,10 +249,6 @@ def checked_points(points: Sequence[int] | None) -> list[int]:
     if any(later > earlier for earlier, later in pairwise(points)):
         raise TournamentError(_("Een lagere plaats krijgt niet meer tafelpunten dan een hogere."))
     return points
-
-
-def lock_tournament(tournament: Tournament) -> Tournament:
-    return Tournament.objects.select_for_update().select_related("club").get(pk=tournament.pk)
 
 
 def must_be_open(tournament: Tournament) -> None:

@@ -8,7 +8,13 @@
    2. A polled element with data-etag sends it as If-None-Match, and a 304 leaves the page as it
       is: an unchanged sheet costs the server one query and no drawing (scoring/lei/views.py).
    3. A poll that fails (pub wifi) shows the page's [data-stale] notice until one gets through
-      again: what the page shows may be behind, and whoever watches it should know. */
+      again: what the page shows may be behind, and whoever watches it should know.
+   4. Push: where the page says the server pushes (<body data-push="/stroom/">), a polled element
+      marked data-push gets its part over Server-Sent Events instead (scoring/push/views.py) and
+      its own polls are held back. The stream is opened again with the last version it got
+      (?last=, as Last-Event-ID would), closed while the page is hidden, and given up after it
+      failed three times (an error, or no sign of life: a proxy that holds the events back):
+      then the element polls as before. "stale" from the server fetches the part once. */
 (function () {
   "use strict";
 
@@ -16,14 +22,99 @@
     return elt && elt.hasAttribute && elt.hasAttribute("data-poll-visible");
   }
 
-  document.addEventListener("htmx:beforeRequest", function (evt) {
-    if (watched(evt.detail && evt.detail.elt) && document.visibilityState !== "visible") {
-      evt.preventDefault();
+  var FAILURES = 3;      // a stream that failed this often in a row: poll instead
+  var QUIET_MS = 40000;  // no event (the server pings every 15 s) this long: a failure
+  var streams = {};      // by the element's id: {source, last, failures, timer, once}
+
+  function pushUrl() { return document.body && document.body.getAttribute("data-push"); }
+
+  function pushed(elt) {
+    var s = elt && elt.id && streams[elt.id];
+    return !!(s && s.failures < FAILURES);
+  }
+
+  var HELLO_MS = 10000;  // a stream whose first event has not come by then: a failure
+
+  function alive(id, ms) {
+    var s = streams[id];
+    clearTimeout(s.timer);
+    s.timer = setTimeout(function () { failed(id); }, ms || QUIET_MS);
+  }
+
+  function failed(id) {
+    var s = streams[id];
+    if (!s) { return; }
+    s.failures += 1;
+    close(id);
+    if (s.failures < FAILURES) {
+      setTimeout(function () { open(id); }, 1000 * s.failures);
+    } else {
+      var elt = document.getElementById(id);
+      if (elt && window.htmx) { htmx.trigger(elt, "shown"); }  // polling from now on, at once
     }
+  }
+
+  function close(id) {
+    var s = streams[id];
+    clearTimeout(s.timer);
+    if (s.source) { s.source.close(); s.source = null; }
+  }
+
+  function open(id) {
+    var s = streams[id];
+    var elt = document.getElementById(id);
+    if (!elt || !elt.hasAttribute("data-push") || s.failures >= FAILURES || s.source ||
+        document.visibilityState !== "visible" || !window.EventSource) { return; }
+    var url = pushUrl() + "?deel=" + encodeURIComponent(elt.getAttribute("hx-get")) +
+      (s.last ? "&last=" + encodeURIComponent(s.last) : "");
+    var source = new EventSource(url);
+    s.source = source;
+    alive(id, HELLO_MS);
+    source.addEventListener("hello", function () { alive(id); s.failures = 0; });
+    source.addEventListener("ping", function () { alive(id); });
+    source.addEventListener("part", function (evt) {
+      alive(id);
+      s.last = evt.lastEventId;
+      var target = document.getElementById(id);
+      if (target && window.htmx) { htmx.swap(target, evt.data, {swapStyle: "outerHTML"}); }
+      stale(false);
+    });
+    source.addEventListener("stale", function () {
+      close(id);
+      s.failures = FAILURES;  // what the server could not draw, the page's own poll answers
+      var target = document.getElementById(id);
+      if (target && window.htmx) { htmx.trigger(target, "shown"); }
+    });
+    source.onerror = function () {
+      // The browser would try again by itself; counting the tries is ours.
+      if (s.source === source) { failed(id); }
+    };
+  }
+
+  function startStreams() {
+    if (!pushUrl()) { return; }
+    document.querySelectorAll("[data-poll-visible][data-push]").forEach(function (elt) {
+      if (!elt.id) { return; }
+      if (!streams[elt.id]) { streams[elt.id] = {source: null, last: "", failures: 0, timer: 0}; }
+      open(elt.id);
+    });
+  }
+  document.addEventListener("DOMContentLoaded", startStreams);
+  window.addEventListener("pagehide", function () { Object.keys(streams).forEach(close); });
+
+  document.addEventListener("htmx:beforeRequest", function (evt) {
+    var elt = evt.detail && evt.detail.elt;
+    if (!watched(elt)) { return; }
+    if (document.visibilityState !== "visible" || pushed(elt)) { evt.preventDefault(); }
   });
 
   document.addEventListener("visibilitychange", function () {
-    if (document.visibilityState !== "visible" || !window.htmx) { return; }
+    if (document.visibilityState !== "visible") {
+      Object.keys(streams).forEach(close);
+      return;
+    }
+    startStreams();
+    if (!window.htmx) { return; }
     document.querySelectorAll("[data-poll-visible]").forEach(function (elt) {
       htmx.trigger(elt, "shown");
     });

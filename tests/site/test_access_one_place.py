@@ -31,6 +31,10 @@ PUBLIC = {
     "scoring.lei.views.service_worker": "the tablet's offline script, the same for everyone",
     "scoring.lei.views.scorer_link": "the secret link is the key (access.session_by_scorer_token)",
     "scoring.lei.viewer_views.viewer": "the signed link is the key (access.viewer_token)",
+    "scoring.push.views.stream": (
+        "it streams a part drawn through the part's own view, with that view's rule"
+        " (scoring/push/fragments.py)"
+    ),
 }
 
 

@@ -796,6 +796,9 @@ def pages(world: dict[str, Any]) -> dict[str, str]:
     session.refresh_from_db()
     return {
         "viewer": reverse("viewer", args=[access.viewer_token(session.pk)]),
+        "push_stream": reverse("push_stream")
+        + "?deel="
+        + reverse("viewer", args=[access.viewer_token(session.pk)]),
         "home": reverse("home"),
         "login": reverse("login"),
         "logout": reverse("logout"),

@@ -50,6 +50,7 @@ ALL_200 = (200,) * 9
 ALL_302 = (302,) * 9
 ALL_403 = (403,) * 9
 ALL_405 = (405,) * 9
+ALL_404 = (404,) * 9
 #                 anon viewer link revoked oscorer scorer admin oadmin root
 MEMBERS_ONLY = (404, 404, 404, 404, 404, 200, 200, 404, 200)  # league pages of a private club
 MEMBERS_GO = (404, 404, 404, 404, 404, 302, 302, 404, 302)
@@ -98,6 +99,9 @@ MATRIX: dict[str, dict[str, tuple[int, ...]]] = {
     # Links to share; the revoked tablet's world has no valid scorer link at all
     "scorer_link": {"GET": (302, 302, 302, 404, 302, 302, 302, 302, 302), "POST": ALL_405},
     "viewer": {"GET": ALL_200, "POST": ALL_403},
+    # The pushed parts: off under the test client (WSGI), so a 404; each stream's access is
+    # its page's (tests/push/test_push.py)
+    "push_stream": {"GET": ALL_404, "POST": ALL_405},
     # The league of a club that does not publish its standings
     "league_club": {"GET": MEMBERS_ONLY, "POST": ALL_405},
     "league_season": {"GET": MEMBERS_ONLY, "POST": ALL_405},

@@ -1,0 +1,14 @@
+"""A toernooi write's first step: the tournament's row locked until the write commits, and the
+write announced to the pages that show the club's evening (``scoring/push/notify.py``): the
+announcement reaches them only if the write commits."""
+
+from __future__ import annotations
+
+from scoring.models import Tournament
+from scoring.push import notify
+
+
+def lock_tournament(tournament: Tournament) -> Tournament:
+    locked = Tournament.objects.select_for_update().select_related("club").get(pk=tournament.pk)
+    notify.club_changed(locked.club_id)
+    return locked
