@@ -47,7 +47,7 @@ from scoring.lei.forms import (
     refusal_text,
     translated_error,
 )
-from scoring.lei.tablet import Lei, build_lei, load_lei
+from scoring.lei.tablet import Lei, build_lei, load_lei, shown_until
 from scoring.lei.taplimit import tap_limited
 from scoring.models import Game, Round, Session, TournamentTable
 from scoring.svg import qr_svg
@@ -98,6 +98,7 @@ def _live_context(request: HttpRequest, scorer: access.ScorerAccess, lei: Lei) -
     )
     closed = scorer.session.result_closed and not scorer.actor.may_change_closed
     can_score = not lei.locked and not closed
+    page = tablet_url(scorer.session)
     return {
         # The key is URL-safe base64 (``new_key``): nothing in it to escape.
         "hidden": lambda: SafeString(
@@ -108,6 +109,9 @@ def _live_context(request: HttpRequest, scorer: access.ScorerAccess, lei: Lei) -
         "scorer": scorer,
         "can_score": can_score,
         "closed": closed,
+        # The pages of a long sheet's folded rounds (``Lei.folded_before``).
+        "sheet_url": page,
+        "sheet_tot": f"{page}?tot=",
         # Asked only after a game: a toernooi table's next game comes from the draw.
         "again": lei.finished and can_score and not _tournament_game(scorer.session),
         # Each once here: the panel names them in a dozen forms.
@@ -396,8 +400,9 @@ def viewer_link_change(request: HttpRequest, scorer: access.ScorerAccess) -> Htt
 @access.requires(access.scorer)
 def tablet(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     if request.htmx:
-        context = _live_context(request, scorer, load_lei(scorer.session))
-        return render(request, "scoring/lei/tablet.html#live", context)
+        lei = load_lei(scorer.session)
+        lei.until = shown_until(request.GET.get("tot"))
+        return render(request, "scoring/lei/tablet.html#live", _live_context(request, scorer, lei))
     return _tablet_page(request, scorer)
 
 
@@ -405,8 +410,11 @@ def _tablet_page(
     request: HttpRequest, scorer: access.ScorerAccess, *, error: str = "", status: int = 200
 ) -> HttpResponse:
     """The whole tablet page; ``error`` shown over the round panel. No secret on it (the
-    scorer link comes with ``session_share``), so it is compressed."""
-    context = _live_context(request, scorer, load_lei(scorer.session))
+    scorer link comes with ``session_share``), so it is compressed. ``?tot=<round>``: the sheet
+    shows the rounds up to that one (a long evening's earlier rounds)."""
+    lei = load_lei(scorer.session)
+    lei.until = shown_until(request.GET.get("tot"))
+    context = _live_context(request, scorer, lei)
     context["error"] = error
     context["viewer_path"] = access.session_viewer_path(scorer.session)  # None: turned off
     return render(request, "scoring/lei/tablet.html", context, status=status)
