@@ -361,6 +361,28 @@ def main() -> int:
         help="write the section again from a run's saved figures (no load is run)",
     )
     parser.add_argument("--skip", nargs="*", default=[], choices=["endpoints", "mixed", "scale"])
+    parser.add_argument(
+        "--scale",
+        type=float,
+        nargs="+",
+        metavar="X",
+        help="run the mixed scenario at these multiples of --tablets and --viewers (1 2 4: 300"
+        " tablets and 3,000 viewers, twice and four times that), one after the other, in place"
+        " of the one mixed run and its scale-down; a line each in a summary table",
+    )
+    parser.add_argument(
+        "--viewer-mode",
+        choices=["poll", "stream"],
+        default="poll",
+        help="poll: the viewers poll every --viewer-period s; stream: each holds a Server-Sent"
+        " Events stream open (--stream-url) and checks it receives every version",
+    )
+    parser.add_argument(
+        "--stream-url",
+        default="/kijk/{signed}/stroom/",
+        help="the stream viewers' URL: {signed} is the viewer link's signed part, {pk} the"
+        " session (default: %(default)s)",
+    )
     args = parser.parse_args()
     if not args.database_url.startswith(("postgres://", "postgresql://")):
         parser.error("the load benchmark needs a PostgreSQL database URL")
@@ -403,6 +425,8 @@ def main() -> int:
         per_viewer = [tables[i % len(tables)] for i in range(args.viewers)]
         return {
             "base": url,
+            "viewer_mode": args.viewer_mode,
+            "stream_url": args.stream_url,
             "duration": args.duration,
             "tablet_period": args.tablet_period,
             "viewer_period": args.viewer_period,
@@ -453,6 +477,14 @@ def main() -> int:
         save(results)
         return out
 
+    if args.scale and "mixed" not in args.skip:
+        tablets, viewers = args.tablets, args.viewers
+        for scale in args.scale:
+            args.tablets, args.viewers = round(tablets * scale), round(viewers * scale)
+            mixed_run(f"mixed_x{scale:g}", f"mixed x{scale:g}", [args.port])
+            log(scale_summary(results))
+        args.tablets, args.viewers = tablets, viewers
+        args.skip.append("mixed")
     if "mixed" not in args.skip:
         out = mixed_run("mixed", "mixed", [args.port])
         if not mixed_met(out) and args.scale_down > 1:
@@ -504,6 +536,10 @@ def main() -> int:
                      " its targets on this machine: " + note(), "",
                      mixed_table(results["mixed_scaled"], "One gunicorn instance, scaled down"),
                      "", check_text(results["mixed_scaled"]["check"])]  # fmt: skip
+    if any(name.startswith("mixed_x") for name in results):
+        sections += ["", "### The scenario at several sizes", "", scale_summary(results)]
+        for name in sorted(n for n in results if n.startswith("mixed_x")):
+            sections += ["", mixed_table(results[name], name.replace("mixed_x", "x"))]
     if "scale" in results:
         sections += [
             "",
@@ -554,6 +590,35 @@ def scale_text(scale: dict[str, Any], single: dict[str, Any] | None) -> str:
         one = 1000 * single["app_cpu_s"] / answered(single)
         text += f" (gunicorn {per:.2f} ms of CPU per request here against {one:.2f} on one)"
     return text + ". More app servers add capacity when each has cores of its own."
+
+
+def scale_summary(results: dict[str, Any]) -> str:
+    """One line per size of the mixed scenario (``--scale``): busy cores of the app and of
+    PostgreSQL, the taps' and the polls' p95, the change-to-viewer delay of stream viewers,
+    errors, lost events and viewers behind."""
+    lines = [
+        "| size | tablets | viewers | app + PostgreSQL cores | tap p95 ms | poll p95 ms (200 / 304)"
+        " | change-to-viewer p95 ms | errors | lost | viewers behind |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name in sorted((n for n in results if n.startswith("mixed_x")), key=lambda n: float(n[7:])):
+        out, check = results[name], results[name]["check"]
+        ms, wall = out["ms"], out["wall_s"]
+        cores = (out["app_cpu_s"] + out["db_cpu_s"]) / wall
+
+        def p95(kind: str, ms: dict = ms) -> str:
+            return f"{pct(ms[kind], 0.95):.1f}" if ms.get(kind) else "-"
+
+        polls = f"{p95('viewer poll, changed (200)')} / {p95('viewer poll, unchanged (304)')}"
+        missed = out.get("stream_missed")
+        behind = f"{check['viewers_behind']}" + (f" ({missed} versions missed)" if missed else "")
+        lines.append(
+            f"| x{name[7:]} | {len(out['tablets'])} | {check['viewers']:,} | {cores:.2f}"
+            f" ({out['app_cpu_s'] / wall:.2f} + {out['db_cpu_s'] / wall:.2f}) | {p95('event POST')}"
+            f" | {polls} | {p95('change to viewer (stream)')} | {sum(out['errors'].values())}"
+            f" | {check['lost']} | {behind} |"
+        )
+    return "\n".join(lines)
 
 
 def mixed_met(out: dict[str, Any]) -> bool:

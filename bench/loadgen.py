@@ -44,6 +44,7 @@ import uvloop
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import rawhttp
+from bench import stream_viewers as streams
 from bench.servers import CpuSample
 from scoring.engine import replay  # pure Python, no Django
 
@@ -122,6 +123,20 @@ def _append(data: dict[str, Any], event: dict[str, Any], new_round: bool) -> Non
         data["rounds"][-1]["events"].append(event)
 
 
+def cookie_header(jar: httpx.Cookies, host: str, path: str) -> str:
+    """The ``Cookie`` header a browser sends to ``host`` for ``path`` from ``jar``: the cookies
+    whose domain and path match, read from the jar itself (never by name alone, which httpx
+    refuses once one name is there twice); for a name set under several paths, the longest."""
+    chosen: dict[str, tuple[int, str]] = {}
+    for cookie in jar.jar:
+        domain = cookie.domain.lstrip(".")
+        if domain not in (host, f"{host}.local") or not path.startswith(cookie.path):
+            continue
+        if len(cookie.path) >= chosen.get(cookie.name, (-1, ""))[0]:
+            chosen[cookie.name] = (len(cookie.path), cookie.value or "")
+    return "; ".join(f"{name}={value}" for name, (_, value) in chosen.items())
+
+
 class Tablet:
     """One pub tablet: a scorer link, its cookies, the session's log as far as it recorded it."""
 
@@ -139,7 +154,9 @@ class Tablet:
         self.recorder = recorder
         self.accepted: list[dict[str, Any]] = []  # events recorded in this phase, in order
         self.undone = 0
-        self.raw: tuple[str, int, dict[str, str]] | None = None  # ``use_rawhttp``
+        self.raw: tuple[str, int] | None = None  # ``use_rawhttp``: host and port
+        # (session, version): when the tap that made it was answered, for the stream viewers.
+        self.answered: dict[tuple[int, int], float] | None = None
         self.client = httpx.AsyncClient(base_url=base, timeout=TIMEOUT, headers={
             "Accept-Encoding": "gzip"})  # fmt: skip
 
@@ -161,8 +178,6 @@ class Tablet:
             self.recorder.error(kind or "setup", f"HTTP {response.status_code}")
             return
         self.csrf = CSRF.search(response.content).group(1).decode()
-        if self.raw is not None:  # the taps after it send what this page set
-            self.raw[2].update(self.client.cookies.items())
         self.version = int(VERSION.search(response.content).group(1))
         self.sheet = _sheet(response.content, self.sheet)
         if kind:
@@ -203,24 +218,26 @@ class Tablet:
     def use_rawhttp(self, host: str, port: int) -> None:
         """From now on, send taps through ``bench/rawhttp.py`` (the mixed scenario), with the
         cookies the scorer link and the tablet page set."""
-        self.raw = (host, port, dict(self.client.cookies.items()))
+        self.raw = (host, port)
 
     async def _send(self, path: str, form: dict[str, str], headers: dict[str, str]):
         """POST ``form`` as a browser sends it: (status, body, bytes on the wire)."""
         if self.raw is None:
             response = await self.client.post(path, data=form, headers=headers)
             return response.status_code, response.content, wire_size(response)
-        host, port, cookies = self.raw
+        host, port = self.raw
         headers = {
             **headers,
             "Accept-Encoding": "gzip",
             "Content-Type": "application/x-www-form-urlencoded",
-            "Cookie": "; ".join(f"{name}={value}" for name, value in cookies.items()),
+            "Cookie": cookie_header(self.client.cookies, host, path),
         }
         answer = await rawhttp.post(host, port, path, headers, urlencode(form).encode())
         for name, value in answer.cookies.items():
-            cookies[name] = value
-            self.client.cookies.set(name, value)  # for ``page`` after a tap that failed
+            # Into the one jar, as the server's own Set-Cookie went (the host's domain, path
+            # "/"): a second cookie of the same name under another domain is what made httpx
+            # raise CookieConflict at twice the scenario.
+            self.client.cookies.set(name, value, domain=host, path="/")
         return answer.status, answer.content, answer.wire_bytes
 
     async def post(self, path: str, form: dict[str, Any], kind: str) -> bool:
@@ -253,6 +270,8 @@ class Tablet:
                 self.version = int(found.group(1))
             return False
         self.version = int(found.group(1))
+        if self.answered is not None:
+            self.answered[(self.pk, self.version)] = time.perf_counter()
         self.sheet = _sheet(body, self.sheet)
         self.recorder.ok(kind, ms, wire)
         return True
@@ -501,7 +520,19 @@ async def sizes(spec: dict[str, Any], recorder: Recorder) -> dict[str, Any]:
 async def mixed(spec: dict[str, Any], recorder: Recorder) -> dict[str, Any]:
     base, duration = spec["base"], spec["duration"]
     tablets = [Tablet(t, base, recorder=recorder) for t in spec["tablets"]]
-    viewers = [Viewer(v["pk"], v["url"]) for v in spec["viewers"]]
+    streaming = spec.get("viewer_mode") == "stream"
+    if streaming:
+        # "/kijk/<signed>/": the stream's URL names the same link (``--stream-url``).
+        viewers: list[Any] = [
+            streams.StreamViewer(v["pk"], spec["stream_url"].format(
+                pk=v["pk"], signed=v["url"].strip("/").rsplit("/", 1)[-1]))
+            for v in spec["viewers"]
+        ]  # fmt: skip
+        answered: dict[tuple[int, int], float] = {}
+        for t in tablets:
+            t.answered = answered
+    else:
+        viewers = [Viewer(v["pk"], v["url"]) for v in spec["viewers"]]
     # Opening 300 scorer links at once is not the scenario: spread it (the viewers too, below),
     # then start together.
     sem = asyncio.Semaphore(8)
@@ -522,9 +553,27 @@ async def mixed(spec: dict[str, Any], recorder: Recorder) -> dict[str, Any]:
     # Phones open the sheet page before they poll, as the tablets open theirs: before the clock
     # starts. 3,000 first polls without an ETag in its first three seconds would each be a
     # changed poll, a burst that is not the Friday night the scenario describes.
-    await asyncio.gather(*(opened(t) for t in tablets), *(viewer_opened(v) for v in viewers))
+    if streaming:  # the streams open below, once every tablet knows its version
+        await asyncio.gather(*(opened(t) for t in tablets))
+    else:
+        await asyncio.gather(*(opened(t) for t in tablets), *(viewer_opened(v) for v in viewers))
     for t in tablets:  # httpx costs about 3 ms of CPU a tap, on the cores it measures
         t.use_rawhttp(host, port)
+    streams_closed: asyncio.Future = asyncio.get_running_loop().create_future()
+    holding = None
+    if streaming:
+        version_of = {t.pk: t.version for t in tablets}
+        for v in viewers:
+            v.base = version_of[v.pk]
+        stream_client = httpx.AsyncClient(
+            base_url=base,
+            timeout=httpx.Timeout(30.0, read=None),
+            limits=httpx.Limits(max_connections=None, max_keepalive_connections=None),
+        )
+        holding = asyncio.create_task(
+            streams.hold_all(viewers, stream_client, answered, recorder, streams_closed)
+        )
+        await asyncio.sleep(spec.get("stream_settle", 3.0))  # every stream open first
     rng = random.Random(6)
     # The CPU of the timed run only: opening the tablets and the viewers' pages, and planning
     # the taps, come before.
@@ -563,11 +612,17 @@ async def mixed(spec: dict[str, Any], recorder: Recorder) -> dict[str, Any]:
     async def all_tablets() -> None:
         await asyncio.gather(*(tablet_loop(t) for t in tablets))
         tablets_done.append(time.perf_counter())
+        if streaming:  # the last changes' events still on their way
+            await asyncio.sleep(spec.get("stream_grace", 5.0))
+            streams_closed.set_result(None)
 
     await asyncio.gather(
         all_tablets(),
-        *(viewer_loop(v) for v in viewers),
+        *(viewer_loop(v) for v in viewers if not streaming),
     )
+    if holding is not None:
+        await holding
+        await stream_client.aclose()
     elapsed = time.perf_counter() - start
     window = {
         **CpuSample.take(spec["app_pids"]).since(cpu_before),
@@ -576,6 +631,7 @@ async def mixed(spec: dict[str, Any], recorder: Recorder) -> dict[str, Any]:
     }
     for t in tablets:
         await t.client.aclose()
+    final = {t.pk: t.version for t in tablets}
     return {
         "seconds": elapsed,
         "tablets": [
@@ -583,6 +639,7 @@ async def mixed(spec: dict[str, Any], recorder: Recorder) -> dict[str, Any]:
             for t in tablets
         ],
         "viewers": [{"pk": v.pk, "version": v.version} for v in viewers],
+        "stream_missed": (sum(v.missed(final[v.pk]) for v in viewers) if streaming else None),
         "window": window,
     }
 

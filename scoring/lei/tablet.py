@@ -75,6 +75,41 @@ class HistoryRow:
 
 
 @dataclass
+class FoldedRow:
+    """Rounds ``first`` to ``last`` in one row of the sheet, each player's points added up:
+    a long evening's sheet shows its last ``SHOWN_ROUNDS`` rounds, and the page of the rounds
+    folded here is ``?tot=<until>``."""
+
+    first: int
+    last: int
+    cells: list[Cell]
+    until: int
+    earlier: bool  # before the rounds shown one by one (else after them)
+
+    @property
+    def first_shown(self) -> str:
+        return number_format(self.first, force_grouping=True)
+
+    @property
+    def last_shown(self) -> str:
+        return number_format(self.last, force_grouping=True)
+
+
+# The rounds a sheet shows one by one; the rest are folded (``FoldedRow``), so that a tap's
+# answer and a viewer's fragment weigh the same in round 10 and round 1,200.
+SHOWN_ROUNDS = 30
+
+
+def shown_until(value: str | None) -> int | None:
+    """The last round a sheet's page asks for (``?tot=<round>``); None (the newest rounds) when
+    none is asked for or the value is no round number. ``Lei.window`` keeps it within the
+    session's rounds."""
+    if value and value.isascii() and value.isdigit() and len(value) <= 6:
+        return max(int(value), 1)
+    return None
+
+
+@dataclass
 class PanelPlayer:
     name: str
     knock: str | None  # None: may knock; else why not
@@ -143,6 +178,7 @@ class Lei:
     seated: list[str] = field(default_factory=list)  # alive players, for absent / penalties
     open_join: list[str] = field(default_factory=list)
     round_open: bool = False  # the last stored round is still being played
+    until: int | None = None  # the last round of the sheet's page (``?tot=``); None: the newest
 
     @property
     def is_pot(self) -> bool:
@@ -180,15 +216,60 @@ class Lei:
         return list(RANK_LABELS.items())
 
     @cached_property
+    def window(self) -> tuple[int, int]:
+        """The indexes (into ``result.rounds``) of the rounds the sheet shows one by one: the
+        last ``SHOWN_ROUNDS``, or those up to round ``until`` on a page of earlier rounds."""
+        played = len(self.result.rounds)
+        end = played
+        if self.until is not None:
+            numbers = [rr.number for rr in self.result.rounds]
+            end = max(sum(1 for n in numbers if n <= self.until), min(SHOWN_ROUNDS, played))
+        return max(end - SHOWN_ROUNDS, 0), end
+
+    @cached_property
     def history(self) -> list[HistoryRow]:
-        """The played rounds, newest first, as the sheet shows them. Made when first asked
-        for: most taps are answered with the round panel alone, and the rows are a cell per
-        player for every round of the evening."""
-        rows = _pot_history(self.result) if self.is_pot else _history(self.result)
+        """The rounds the sheet shows one by one, newest first (``window``). Made when first
+        asked for: most taps are answered with the round panel alone."""
+        start, end = self.window
+        shown = self.result.rounds[start:end]
+        players = self.result.players
+        rows = _pot_history(shown, players) if self.is_pot else _history(self.result, shown)
         corrected = self.corrected
         for row in rows:
             row.corrected = row.number in corrected
         return rows
+
+    @cached_property
+    def folded_before(self) -> FoldedRow | None:
+        """The rounds before the window in one row, with the page that shows them."""
+        start, _ = self.window
+        until = self.result.rounds[start - 1].number if start else 0
+        return self._folded(0, start, until=until, earlier=True)
+
+    @cached_property
+    def folded_after(self) -> FoldedRow | None:
+        """On a page of earlier rounds, the rounds after the window in one row, with the page
+        of the rounds that follow (``until`` 0: the newest, the page without ``?tot=``)."""
+        _, end = self.window
+        rounds = self.result.rounds
+        later = min(end + SHOWN_ROUNDS, len(rounds))
+        until = 0 if later == len(rounds) else rounds[later - 1].number
+        return self._folded(end, len(rounds), until=until, earlier=False)
+
+    def _folded(self, start: int, end: int, *, until: int, earlier: bool) -> FoldedRow | None:
+        rounds = self.result.rounds[start:end]
+        if not rounds:
+            return None
+        sums = dict.fromkeys(self.result.players, 0)
+        for rr in rounds:
+            for name, points in rr.points.items():
+                if name in sums:
+                    sums[name] += points
+        cells = [
+            Cell(points=sums[name], money=euros(sums[name]) if self.is_pot else "")
+            for name in self.result.players
+        ]
+        return FoldedRow(rounds[0].number, rounds[-1].number, cells, until, earlier)
 
     @property
     def next_dealer(self) -> str:
@@ -245,6 +326,7 @@ class Lei:
             "file": {**self.data, "rounds": rounds[:-1] if self.round_open else rounds},
             "columns": repr(self.columns),
             "round": self.view.round_number,
+            "until": self.until,
             "state": [self.finished, self.locked, self.session.status, self.session.result_closed],
             "language": get_language(),
         }
@@ -343,11 +425,11 @@ def build_lei(session: Session, data: dict[str, Any], result: Any = None) -> Lei
     return lei
 
 
-def _history(result: Any) -> list[HistoryRow]:
-    """The rows of the sheet (``Lei.history``): a cell per player for each played round."""
+def _history(result: Any, rounds: list[Any]) -> list[HistoryRow]:
+    """The rows of the sheet (``Lei.history``): a cell per player for each of ``rounds``."""
     side_of = result.side_of
     history = []
-    for rr in reversed(result.rounds):
+    for rr in reversed(rounds):
         cells = []
         for name in result.players:
             played = name in rr.points
@@ -423,7 +505,7 @@ def _build_pot(session: Session, data: dict[str, Any], result: Any, view: Any) -
     return lei
 
 
-def _pot_history(result: Any) -> list[HistoryRow]:
+def _pot_history(rounds: list[Any], players: list[str]) -> list[HistoryRow]:
     """The rows of the pot game's sheet: each player's winnings or losses per round."""
     return [
         HistoryRow(
@@ -437,10 +519,10 @@ def _pot_history(result: Any) -> list[HistoryRow]:
                     money=euros(rr.points.get(name, 0)),
                     won=rr.winner == name,
                 )
-                for name in result.players
+                for name in players
             ],
         )
-        for rr in reversed(result.rounds)
+        for rr in reversed(rounds)
     ]
 
 

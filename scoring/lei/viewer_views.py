@@ -25,7 +25,7 @@ from scoring import access
 from scoring.http import HtmxHttpRequest
 from scoring.lei import compression, hotsql
 from scoring.lei.sessionfile import file_from_rows, public_file
-from scoring.lei.tablet import Lei, build_lei
+from scoring.lei.tablet import Lei, build_lei, shown_until
 from scoring.models import Session
 from scoring.names import public_names
 
@@ -85,6 +85,7 @@ def viewer(request: HtmxHttpRequest, signed: str) -> HttpResponse:
         return _link_gone(request)
     base = f"lei-{pk}-{session.version}-{variant}"  # it may have moved on since: what is drawn
     lei = _viewer_lei(session, seats, rounds, full=full)
+    lei.until = shown_until(request.GET.get("tot")) if query else None
     response = _viewer_render(request, session, lei, tv, base, variant, keep=keep)
     return _viewer_headers(response, f'"{base}-{mode}"')
 
@@ -178,7 +179,16 @@ def _viewer_render(
 ) -> HttpResponse:
     """Render the viewer's page or fragment; the fragment is kept for the other viewers."""
     # The poll sends If-None-Match itself (static/js/poll.js) with the fragment's ETag.
-    context = {"lei": lei, "session": session, "tv": tv, "live_etag": f'"{base}-live"'}
+    page = request.path + ("?tv=1" if tv else "")
+    context = {
+        "lei": lei,
+        "session": session,
+        "tv": tv,
+        "live_etag": f'"{base}-live"',
+        # The pages of a long sheet's folded rounds (``Lei.folded_before``).
+        "sheet_url": page,
+        "sheet_tot": page + ("&tot=" if tv else "?tot="),
+    }
     if not request.htmx:
         return render(request, "scoring/lei/viewer.html", context)
     response = render(request, "scoring/lei/viewer.html#live", context)

@@ -47,7 +47,7 @@ from scoring.lei.forms import (
     refusal_text,
     translated_error,
 )
-from scoring.lei.tablet import Lei, build_lei, load_lei
+from scoring.lei.tablet import Lei, build_lei, load_lei, shown_until
 from scoring.lei.taplimit import tap_limited
 from scoring.lei.words import service_error_text, undone_text
 from scoring.models import Session, TournamentTable
@@ -102,6 +102,7 @@ def _live_context(request: HttpRequest, scorer: access.ScorerAccess, lei: Lei) -
     )
     closed = scorer.session.result_closed and not scorer.actor.may_change_closed
     can_score = not lei.locked and not closed
+    page = tablet_url(scorer.session)
     return {
         # The key is URL-safe base64 (``new_key``): nothing in it to escape.
         "hidden": lambda: SafeString(
@@ -112,6 +113,9 @@ def _live_context(request: HttpRequest, scorer: access.ScorerAccess, lei: Lei) -
         "scorer": scorer,
         "can_score": can_score,
         "closed": closed,
+        # The pages of a long sheet's folded rounds (``Lei.folded_before``).
+        "sheet_url": page,
+        "sheet_tot": f"{page}?tot=",
         # Asked only after a game: a toernooi table's next game comes from the draw.
         "again": lei.finished and can_score and not _tournament_game(scorer.session),
         # Each once here: the panel names them in a dozen forms.
@@ -319,12 +323,17 @@ def viewer_link_change(request: HttpRequest, scorer: access.ScorerAccess) -> Htt
 @access.requires(access.scorer)
 def tablet(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     if request.htmx:  # the page's own poll (#follow, static/js/lei.js): the lei as it is now
+        until = shown_until(request.GET.get("tot"))
         etag = live_etag(scorer)
-        if etag in request.headers.get("If-None-Match", ""):
+        if until is None and etag in request.headers.get("If-None-Match", ""):
             return HttpResponseNotModified(headers={"ETag": etag})
-        context = _live_context(request, scorer, load_lei(scorer.session))
-        response = render(request, "scoring/lei/tablet.html#live", context)
-        response["ETag"] = etag
+        lei = load_lei(scorer.session)
+        lei.until = until
+        response = render(
+            request, "scoring/lei/tablet.html#live", _live_context(request, scorer, lei)
+        )
+        if until is None:  # a page of earlier rounds is not the lei "as it is now"
+            response["ETag"] = etag
         return response
     return _tablet_page(request, scorer)
 
@@ -341,8 +350,11 @@ def _tablet_page(
     request: HttpRequest, scorer: access.ScorerAccess, *, error: str = "", status: int = 200
 ) -> HttpResponse:
     """The whole tablet page; ``error`` shown over the round panel. No secret on it (the
-    scorer link comes with ``session_share``), so it is compressed."""
-    context = _live_context(request, scorer, load_lei(scorer.session))
+    scorer link comes with ``session_share``), so it is compressed. ``?tot=<round>``: the sheet
+    shows the rounds up to that one (a long evening's earlier rounds)."""
+    lei = load_lei(scorer.session)
+    lei.until = shown_until(request.GET.get("tot"))
+    context = _live_context(request, scorer, lei)
     context["error"] = error
     context["viewer_path"] = access.session_viewer_path(scorer.session)  # None: turned off
     context["live_etag"] = live_etag(scorer)  # the poll's (#follow) first If-None-Match
