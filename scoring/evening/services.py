@@ -82,8 +82,12 @@ def evening_of_tournament(*, tournament: Tournament) -> Evening:
 
 
 def _lock(evening: Evening) -> Evening:
+    # The evening's row alone: PostgreSQL locks no row of an outer join's nullable side (an
+    # evening without a tournament), and the club and the tournament need no lock here.
     return (
-        Evening.objects.select_for_update().select_related("club", "tournament").get(pk=evening.pk)
+        Evening.objects.select_for_update(of=("self",))
+        .select_related("club", "tournament")
+        .get(pk=evening.pk)
     )
 
 
