@@ -51,7 +51,7 @@ def test_an_evening_from_qr_check_in_to_the_ratings_page(
     errors = console_errors(desk)
     organiser = desk.new_page()
     login(organiser, base_url, "beheer", "geheim-wachtwoord")
-    organiser.goto(base_url + reverse("evening_new"))
+    organiser.get_by_role("link", name="Clubavond (aanmelden met QR)").click()
     organiser.get_by_role("button", name="Clubavond beginnen").click()
     expect(organiser.locator("#board")).to_contain_text("0 spelers aangemeld")
     evening = Evening.objects.get()
@@ -99,6 +99,9 @@ def test_an_evening_from_qr_check_in_to_the_ratings_page(
     expect(organiser.locator('[data-waiting="Zoë Lammers"]')).to_be_visible()
     expect(organiser.locator('[data-phone="telefoon A"]')).to_have_count(2)
     organiser.screenshot(path=screenshot_dir / "evening-organiser.png", full_page=True)
+    organiser.set_viewport_size({"width": 1280, "height": 800})
+    organiser.screenshot(path=screenshot_dir / "evening-organiser-laptop.png", full_page=True)
+    organiser.set_viewport_size(TABLET)
     organiser.locator('[data-waiting="Zoë Lammers"]').get_by_role(
         "button", name="Bevestigen"
     ).click()
@@ -162,6 +165,7 @@ def test_an_evening_from_qr_check_in_to_the_ratings_page(
     organiser.goto(base_url + reverse("league_club", args=[club.slug]))
     organiser.get_by_role("link", name="Rating", exact=True).first.click()
     expect(organiser.get_by_role("heading", level=1)).to_contain_text("Rating bij")
+    expect(organiser.locator("main")).to_contain_text("telt een spel pas als de tafel akkoord")
     agreed = set().union(*(seated(t) for t in tables if t != disputed))
     members = organiser.locator("#ratings tbody th")
     expect(members).to_have_count(len(agreed) - 1)
