@@ -132,6 +132,10 @@ class UsernameField(forms.ModelChoiceField):
 class _UsernameInitialMixin:
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        # The admin excludes a read-only field from the form it builds, but a declared field
+        # stays: a required username that the page never sends refused every save.
+        if "user" in (self._meta.exclude or ()):
+            self.fields.pop("user", None)
         user = getattr(self.instance, "user", None) if self.instance.user_id else None
         if user is not None and "user" in self.fields:
             self.initial["user"] = user.get_username()

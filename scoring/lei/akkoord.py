@@ -8,7 +8,8 @@ did not agree to. Which games the standings count is the club's ``agreement_rule
 Each write is idempotent: the same tap again (the outbox resending after a lost answer, a
 double tap) changes nothing and writes no second audit entry. A tap that contradicts what the
 table said already is refused with the reason. Every change bumps the session's version, so
-the standings kept in the cache (``scoring/league/standings_cache.py``) are read anew.
+the standings kept in the cache (``scoring/league/standings_cache.py``) are read anew, and the
+club's ratings are recomputed when that changes which games they count.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from django.utils.translation import gettext as _
 
 from scoring import names
 from scoring.models import AuditEntry, Session
+from scoring.ratings.services import ratings_refresh
 from scoring.writes import ServiceError, actor_of
 
 NOTE_MAX = 140  # "a few words": what fits the admin's list and a phone's line
@@ -118,6 +120,9 @@ def _write(session: Session, actor: Any, action: str, decide) -> bool:
             before=before,
             after=after,
         )
+        # Under the club's "alleen akkoord" rule this changes which games are rated, and the
+        # tablet's chances read the ratings without recomputing them (as ``funnel.py`` does).
+        ratings_refresh(club_id=locked.club_id)
     _refresh(session, locked)
     return True
 

@@ -53,9 +53,12 @@ class Club(models.Model):
     # Before a game the tablet shows each player's chance to become toepkoning, from the
     # ratings (scoring/ratings/): off unless the club wants it.
     win_chance = models.BooleanField(
-        _("show the chance to become toepkoning"),
+        _("kans op toepkoning tonen"),
         default=False,
-        help_text=_("Before a game the tablet shows each player's chance, from the ratings."),
+        help_text=_(
+            "Voor de eerste ronde toont de tablet de kans van elke speler om toepkoning te "
+            "worden, uit de rating van de club. Uit: niemand ziet kansen."
+        ),
     )
 
     class AgreementRule(models.TextChoices):
@@ -64,7 +67,16 @@ class Club(models.Model):
 
     # Which games the standings count (scoring/models/lei.py, ``counted_for``).
     agreement_rule = models.CharField(
-        _("stand telt"), max_length=10, choices=AgreementRule.choices, default=AgreementRule.ALL
+        _("stand telt"),
+        max_length=10,
+        choices=AgreementRule.choices,
+        default=AgreementRule.ALL,
+        help_text=_(
+            "Aan het eind van een spel zegt de tafel op de tablet 'akkoord' of 'niet akkoord'. "
+            "Alle spellen: de stand en de rating tellen elk spel, een betwist spel krijgt een "
+            "markering. Alleen akkoord: een spel telt pas als de tafel akkoord gaf of de "
+            "clubbeheerder het accepteerde."
+        ),
     )
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
 

@@ -57,7 +57,11 @@ class Tournament(models.Model):
     )
     # The tables' games count for the club's ratings (scoring/ratings/) unless the organiser
     # says not to (a fun toernooi, guests from elsewhere).
-    rated = models.BooleanField(_("telt mee voor de rating"), default=True)
+    rated = models.BooleanField(
+        _("telt mee voor de rating"),
+        default=True,
+        help_text=_("De uitslagen van de tafels tellen mee voor de rating van de club."),
+    )
     final_table = models.BooleanField(_("finaletafel voor de beste vier"), default=True)
     # The prize list (and the final standings as CSV) on the club's public pages; the
     # organiser may keep it for the prize-giving (scoring/toernooi/finish.py).

@@ -102,6 +102,15 @@ class TournamentForm(forms.Form):
     final_table = forms.BooleanField(
         label=_("Finaletafel voor de beste vier"), required=False, initial=True
     )
+    rated = forms.BooleanField(
+        label=_("Telt mee voor de rating"),
+        required=False,
+        initial=True,
+        help_text=_(
+            "De uitslagen van de tafels tellen mee voor de rating van de club. Zet dit uit "
+            "voor een toernooi voor de gezelligheid of met veel gasten."
+        ),
+    )
     preset = forms.ChoiceField(
         label=_("Regels"),
         choices=[("", _("de huisregels van de club")), *PRESET_LABELS],

@@ -181,6 +181,7 @@ def tournament_create(
     table_points: Sequence[int] | None = None,
     table_size: int = 4,
     final_table: bool = True,
+    rated: bool = True,
     actor: Any = None,
 ) -> Tournament:
     """A new toernooi of ``club``. Without ``preset`` its tables play the club's house rules
@@ -232,6 +233,7 @@ def tournament_create(
         table_points=points,
         table_size=table_size,
         final_table=final_table,
+        rated=rated,
     )
 
 

@@ -134,6 +134,7 @@ def tournament_new(request: HttpRequest, clubs: list[Club]) -> HttpResponse:
                 table_points=data["table_points"],
                 table_size=data["table_size"],
                 final_table=data["final_table"],
+                rated=data["rated"],
                 actor=request.user,
             )
         except ServiceError as error:

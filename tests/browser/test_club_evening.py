@@ -1,8 +1,10 @@
 """A club evening in Chromium: twelve phones check in from the QR (the organiser's screen
 counts them live), the draw seats three tables, each table's tablet ends its game, two tables
-agree and one does not, and the standings count all three with the disputed one marked.
-Screenshots of the phone, the organiser's screen and the tablet's akkoord panel are left in
-test-artifacts/screenshots/."""
+agree and one does not, and the standings count all three with the disputed one marked. Then
+the club admin sets "alleen akkoord" in the club's form and the ratings page rates the two
+agreed tables' players, not the disputed table's, with the guest listed apart. Screenshots of
+the phone, the organiser's screen, the tablet's akkoord panel and the ratings page are left in
+test-artifacts/screenshots/ (``evening-*``)."""
 
 from __future__ import annotations
 
@@ -32,13 +34,16 @@ NAMES = [
 ]
 
 
-def test_an_evening_from_qr_check_in_to_the_standings(
+def test_an_evening_from_qr_check_in_to_the_ratings_page(
     browser, base_url, screenshot_dir, club, django_user_model
 ):
     season = Season.objects.create(club=club, name="Seizoen", starts_on="2000-01-01")
     for name in NAMES:
         Player.objects.create(club=club, name=name)
-    user = django_user_model.objects.create_user("beheer", password="geheim-wachtwoord")
+    # staff: the club admin changes the club's akkoord rule in the admin's club form
+    user = django_user_model.objects.create_user(
+        "beheer", password="geheim-wachtwoord", is_staff=True
+    )
     ClubMembership.objects.create(user=user, club=club, role="admin")
 
     desk = browser.new_context(viewport=TABLET, locale="nl-NL")
@@ -46,7 +51,7 @@ def test_an_evening_from_qr_check_in_to_the_standings(
     errors = console_errors(desk)
     organiser = desk.new_page()
     login(organiser, base_url, "beheer", "geheim-wachtwoord")
-    organiser.goto(base_url + reverse("evening_new"))
+    organiser.get_by_role("link", name="Clubavond (aanmelden met QR)").click()
     organiser.get_by_role("button", name="Clubavond beginnen").click()
     expect(organiser.locator("#board")).to_contain_text("0 spelers aangemeld")
     evening = Evening.objects.get()
@@ -94,6 +99,9 @@ def test_an_evening_from_qr_check_in_to_the_standings(
     expect(organiser.locator('[data-waiting="Zoë Lammers"]')).to_be_visible()
     expect(organiser.locator('[data-phone="telefoon A"]')).to_have_count(2)
     organiser.screenshot(path=screenshot_dir / "evening-organiser.png", full_page=True)
+    organiser.set_viewport_size({"width": 1280, "height": 800})
+    organiser.screenshot(path=screenshot_dir / "evening-organiser-laptop.png", full_page=True)
+    organiser.set_viewport_size(TABLET)
     organiser.locator('[data-waiting="Zoë Lammers"]').get_by_role(
         "button", name="Bevestigen"
     ).click()
@@ -110,7 +118,11 @@ def test_an_evening_from_qr_check_in_to_the_standings(
     tables = list(evening.tables.select_related("session").order_by("number"))
 
     # Each table plays a round (the engine's part, tested elsewhere) and ends its game on the
-    # tablet; tables 1 and 2 agree, table 3 does not.
+    # tablet; the last table without the guest does not agree, the other two do.
+    def seated(t) -> set[str]:
+        return set(t.session.seats.values_list("player__name", flat=True))
+
+    disputed = [t for t in tables if "Zoë Lammers" not in seated(t)][-1]
     tablet = organiser
     for t in tables:
         first = t.session.seats.select_related("player").first().player.name
@@ -123,7 +135,7 @@ def test_an_evening_from_qr_check_in_to_the_standings(
         if t.number == 1:
             tablet.evaluate("window.scrollTo(0, 0)")
             tablet.screenshot(path=screenshot_dir / "evening-tablet-akkoord.png")
-        if t.number < 3:
+        if t != disputed:
             tablet.get_by_role("button", name="Iedereen akkoord").click()
             expect(tablet.locator("#akkoord")).to_have_attribute("data-agreement", "agreed")
         else:
@@ -139,8 +151,29 @@ def test_an_evening_from_qr_check_in_to_the_standings(
     # The standings: every game counts (the club's default rule), the disputed one marked.
     organiser.goto(base_url + reverse("league_season", args=[club.slug, season.pk]))
     marked = organiser.locator("[data-disputed]")
-    expect(marked).to_have_count(len(tables[2].session.seats.all()))
+    expect(marked).to_have_count(len(seated(disputed)))
     organiser.screenshot(path=screenshot_dir / "evening-standings.png", full_page=True)
+
+    # The club admin says only agreed games count, in the club's form in the admin.
+    organiser.goto(base_url + reverse("admin:scoring_club_change", args=[club.pk]))
+    organiser.select_option("#id_agreement_rule", "agreed")
+    organiser.locator('input[name="_save"]').click()
+    expect(organiser.locator(".messagelist")).to_be_visible()
+
+    # The ratings page, from the club's page: the agreed tables' players are rated, the
+    # disputed table's (who played nothing else) are not; the guest is listed apart.
+    organiser.goto(base_url + reverse("league_club", args=[club.slug]))
+    organiser.get_by_role("link", name="Rating", exact=True).first.click()
+    expect(organiser.get_by_role("heading", level=1)).to_contain_text("Rating bij")
+    expect(organiser.locator("main")).to_contain_text("telt een spel pas als de tafel akkoord")
+    agreed = set().union(*(seated(t) for t in tables if t != disputed))
+    members = organiser.locator("#ratings tbody th")
+    expect(members).to_have_count(len(agreed) - 1)
+    assert set(members.all_inner_texts()) == agreed - {"Zoë Lammers"}
+    expect(organiser.locator("#ratings-guests tbody th")).to_have_text(["Zoë Lammers"])
+    for name in seated(disputed):
+        expect(organiser.locator("main")).not_to_contain_text(name)
+    organiser.screenshot(path=screenshot_dir / "evening-ratings.png", full_page=True)
     for context in [desk, guest_phone, *(p.context for p in phones)]:
         context.close()
     assert errors == []

@@ -231,6 +231,26 @@ def test_the_screen_shows_who_checked_in_by_which_phone(
         organiser.get(reverse("evening_page", args=[evening.pk]), HTTP_HX_REQUEST="true")
 
 
+@pytest.mark.parametrize("players", [6, 18])
+def test_the_screen_with_rounds_drawn_costs_the_same_queries_for_any_number(
+    organiser, evening, players, django_assert_num_queries
+):
+    for n in range(players):
+        services.checkin_by_organiser(evening=evening, name=f"Speler {n}")
+    services.evening_draw(evening=evening, expected_round=1, seed=1)
+    services.evening_draw(evening=evening, expected_round=2, seed=2)
+    url = reverse("evening_page", args=[evening.pk])
+    # The login's session and user, the organiser's evening, the check-ins, the tables with
+    # their games, the games' seats and their results (one query each, not one per table), the
+    # next round.
+    with django_assert_num_queries(8):
+        board = organiser.get(url, HTTP_HX_REQUEST="true").content.decode()
+    assert board.count("data-table=") == evening.tables.count() >= 4
+    # The whole page: the same, the QR drawn from the token without a query.
+    with django_assert_num_queries(8):
+        assert organiser.get(url).status_code == 200
+
+
 def test_a_toernooi_checks_in_by_qr_too(organiser, club, members):
     tournament = tournaments.tournament_create(club=club, name="Toernooi", series_count=2)
     answer = organiser.post(reverse("tournament_checkin_qr", args=[tournament.pk]))

@@ -187,3 +187,46 @@ def test_win_chances_sum_to_one_and_favour_the_better_rated(club, people):
     chances = selectors.win_chances(club.pk, ids)
     assert sum(chances.values()) == pytest.approx(1)
     assert chances[ids[0]] > chances[ids[1]] > chances[ids[3]]
+
+
+def test_a_disputed_game_is_rated_per_the_clubs_akkoord_rule_and_once_accepted(club, people):
+    from scoring.lei import akkoord
+    from scoring.models import Club
+
+    club.agreement_rule = Club.AgreementRule.AGREED
+    club.save()
+    agreed = play(club, ["Anne", "Bas", "Cees", "Dirk"])
+    disputed = play(club, ["Eva", "Anne", "Bas"], days=1)  # Eva played nothing else
+    akkoord.session_agree(session=agreed)
+    akkoord.session_dispute(session=disputed, note="Bas had de boer")
+
+    # "Alleen akkoord": the disputed game is out, and who played only that has no rating.
+    assert [g.session_id for g in rated_games(club.pk)] == [agreed.pk]
+    ratings_fresh(club_id=club.pk)
+    assert not RatingSnapshot.objects.filter(session=disputed).exists()
+    assert not RatingSnapshot.objects.filter(player=people["Eva"]).exists()
+    assert RatingSnapshot.objects.get(player=people["Anne"], latest=True).games == 1
+
+    # "Alle spellen": the same game is in, and the next page recomputes.
+    club.agreement_rule = Club.AgreementRule.ALL
+    club.save()
+    assert [g.session_id for g in rated_games(club.pk)] == [agreed.pk, disputed.pk]
+    ratings_fresh(club_id=club.pk)
+    assert RatingSnapshot.objects.get(player=people["Eva"], latest=True).games == 1
+    assert stored(club) == computed_afresh(club)
+    with_the_dispute = stored(club)
+
+    # Back to "alleen akkoord", then the club admin accepts the game: the accept itself
+    # recomputes the ratings, to what a recompute from nothing gives.
+    club.agreement_rule = Club.AgreementRule.AGREED
+    club.save()
+    ratings_fresh(club_id=club.pk)
+    assert not RatingSnapshot.objects.filter(player=people["Eva"]).exists()
+    assert akkoord.session_accept(session=disputed)
+    accepted = stored(club)
+    assert accepted == with_the_dispute == computed_afresh(club)
+    RatingSnapshot.objects.filter(club=club).delete()
+    club.rating_state.key = ""
+    club.rating_state.save()
+    ratings_refresh(club_id=club.pk)
+    assert stored(club) == accepted

@@ -127,6 +127,28 @@ def test_an_admin_creates_a_tournament_and_lands_on_the_check_in(org, club):
     assert tournament.series_count == 3
     assert tournament.table_points == [10, 7, 5, 3, 1]
     assert tournament.final_table
+    assert not tournament.rated  # the box was not ticked
+
+
+def test_the_organiser_says_whether_a_tournament_counts_for_the_rating(org, club):
+    form = org.get(reverse("tournament_new")).content.decode()
+    assert "Telt mee voor de rating" in form
+    # on unless the organiser says not
+    assert re.search(r'<input type="checkbox" name="rated"[^>]* checked>', form)
+    org.post(
+        reverse("tournament_new"),
+        {
+            "club": club.pk,
+            "name": "Voor de rating",
+            "date": "2026-11-27",
+            "series": "2",
+            "end": "toepkoning",
+            "table_points": "5, 3, 1",
+            "table_size": "4",
+            "rated": "on",
+        },
+    )
+    assert Tournament.objects.get(name="Voor de rating").rated
 
 
 def test_a_form_the_service_refuses_is_shown_again_and_creates_nothing(org, club):
