@@ -215,7 +215,7 @@ STORAGES = {
         "BACKEND": (
             "django.contrib.staticfiles.storage.StaticFilesStorage"
             if DEBUG
-            else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+            else "toepen_site.staticfiles.MinifiedManifestStorage"
         )
     },
 }
