@@ -212,7 +212,7 @@ def main() -> int:
         "LOG_LEVEL": "WARNING",
     }
     os.environ.update(env)
-    collect = [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"]
+    collect = [sys.executable, "manage.py", "collectstatic", "--noinput", "--clear", "-v", "0"]
     subprocess.run(collect, cwd=ROOT, env=env, check=True)
     token = make_game(args.rounds)
     port = free_port()
