@@ -7,9 +7,14 @@ Two counts of the first visit by the scorer link, as a pub tablet opens a game:
 - Chromium (``/usr/bin/chromium``, or ``$CHROMIUM``) at 768 x 1024 opens the link and waits
   until the network is quiet; every answer it received is counted as Chromium counts it
   (headers and body as sent, compressed where they were);
-- the page and every static file it names are fetched with gzip accepted (as ``bench/load.py``
-  counts the first load), the home-screen icons and the manifest too, which a browser does
-  not fetch on opening a page.
+- the page and every static file it names are fetched with gzip and Brotli accepted, as
+  Chromium asks for them (``gzip, deflate, br, zstd``, over HTTPS and to the loopback address
+  alike), the home-screen icons and the manifest too, which a browser does not fetch on
+  opening a page.
+
+The static files are ``collectstatic``'s: the app's own scripts and styles minified
+(``toepen_site/staticfiles.py``), every text file also as ``.br`` (whitenoise, with the
+``Brotli`` package) and ``.gz``; the app's own answers are gzip (``scoring/lei/compression.py``).
 
 The service worker's script and the share links ("Deel" fetches them when it is opened) are
 counted apart: the page draws without them.
@@ -136,11 +141,11 @@ def name(path: str) -> str:
 
 
 def by_name(base: str, token: str) -> dict[str, tuple[int, str]]:
-    """The page, every file it names, the worker and the share links, fetched with gzip
-    accepted: name -> (bytes on the wire, how the body came)."""
+    """The page, every file it names, the worker and the share links, fetched with gzip and
+    Brotli accepted: name -> (bytes on the wire, how the body came)."""
     import httpx
 
-    headers = {"Accept-Encoding": "gzip, deflate", "Accept-Language": "nl"}
+    headers = {"Accept-Encoding": "gzip, deflate, br", "Accept-Language": "nl"}
     files: dict[str, tuple[int, str]] = {}
     with httpx.Client(base_url=base, headers=headers) as client:
 
@@ -181,7 +186,7 @@ def report(chromium: dict[str, int], files: dict[str, tuple[int, str]], rounds: 
         f"{measured()}: a game of 8 players, {rounds} rounds in, a knock open, opened by its"
         f" scorer link on the app as deployed (DEBUG off, `collectstatic`, gunicorn, SQLite)."
         f" Chromium received **{seen / 1024:.1f} KB** ({verdict} the goal of {GOAL_KB} KB);"
-        f" the page and every file it names, gzip accepted: {named / 1024:.1f} KB. The"
+        f" the page and every file it names, gzip and Brotli accepted: {named / 1024:.1f} KB. The"
         f' service worker and the share links ("Deel") come apart, in KB on the wire:\n\n'
         f"| answer | Chromium | fetched by name | encoding |\n|---|---:|---:|---|\n{rows}\n"
     )
@@ -207,7 +212,7 @@ def main() -> int:
         "LOG_LEVEL": "WARNING",
     }
     os.environ.update(env)
-    collect = [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"]
+    collect = [sys.executable, "manage.py", "collectstatic", "--noinput", "--clear", "-v", "0"]
     subprocess.run(collect, cwd=ROOT, env=env, check=True)
     token = make_game(args.rounds)
     port = free_port()

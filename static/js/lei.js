@@ -10,8 +10,9 @@
       as long as the server asks, then send the same tap again. The taps are kept per person
       (the page's opaque id, scoring/lei/outbox.py): another person's page never shows them and
       drops them, and the server refuses them from anyone else. Each goes with the CSRF token
-      of the moment it is sent; one refused because nobody here may score any more (signed
-      out, link revoked) waits, saying how to log in again;
+      of the moment it is sent; one refused because nobody here may score any more (the login
+      ended, link revoked) waits, saying how to log in again; a sign-out on purpose drops the
+      person's taps (signedOut);
    2. a round-ending tap's result shown for a moment, with the next round's buttons taking
       taps only after it, so a double tap records once;
    3. the service worker (scoring/lei/views.py, service_worker) that keeps the tablet page for a
@@ -129,6 +130,8 @@
     evt.stopPropagation();
     var submitter = evt.submitter || null;
     var now = Date.now();
+    var told = document.getElementById("signed-out");
+    if (told) { told.remove(); }
     // Undo stays at hand while a round's result shows (two undos at once are one, below).
     if (now < guardUntil && !form.hasAttribute("data-unguarded")) { return; }
     var data = new FormData(form, submitter);
@@ -260,6 +263,11 @@
 
   function drain() {
     if (outbox.sending || outbox.stopped || !outbox.taps.length) { return; }
+    if (SIGNED_OUT.test(document.cookie)) { // signed out on purpose since this page opened
+      outbox.stopped = true;
+      location.reload(); // the page, or the login page, opens without them (start)
+      return;
+    }
     var tap = outbox.taps[0];
     var body = new URLSearchParams(tap.fields);
     body.delete("csrfmiddlewaretoken"); // kept with taps stored before it was left out
@@ -287,7 +295,7 @@
         answered(tap, answer.response, answer.text, outcome);
       } else if (answer.response.headers.get("X-Lei-Other-Person") === "1") {
         outbox.stopped = true; // someone else signed in: nothing more goes from this page
-        handOver(tap.person).then(function () { location.reload(); });
+        handOver([tap.person]).then(function () { location.reload(); });
       } else if (mayNotScore(answer.response)) {
         loginNeeded();
       } else if (status === 403 && !outbox.renewed) {
@@ -698,8 +706,12 @@
     try { before = localStorage.getItem("lei-person"); localStorage.setItem("lei-person", person); }
     catch (e) { /* no storage: the taps' own person still keeps them apart */ }
     var changed = before !== null && before !== person;
-    (changed ? handOver(before) : Promise.resolve()).then(function () {
-      register(drawn, changed);
+    var out = signedOut();
+    var gone = out.concat(changed ? [before] : []);
+    (gone.length ? handOver(gone) : Promise.resolve([])).then(function (dropped) {
+      register(drawn, gone.length > 0);
+      var own = dropped.filter(function (tap) { return tap.person === person; }).length;
+      if (own && out.indexOf(person) !== -1) { signedOutNotice(own); }
       return quietly(lastLei(outbox.tablet));
     }).then(function (kept) {
       var live = document.getElementById("live");
@@ -740,18 +752,45 @@
   }
 
   // Someone else uses this browser now (signed in as another person, or signed out where the
-  // service worker did not see it): the previous person's kept pages, lei and taps go.
-  function handOver(previous) {
+  // service worker did not see it), or these people signed out on purpose: their kept pages,
+  // lei and taps go. The taps dropped, for the notice.
+  function handOver(people) {
+    var dropped = [];
     var gone = [
       quietly(store("lei", "readwrite", function (s) { return s.clear(); })),
       quietly(allTaps()).then(function (stored) {
-        return Promise.all((stored || []).filter(function (tap) {
-          return tap.person === previous || tap.person === undefined;
-        }).map(function (tap) { return quietly(forget(tap)); }));
+        dropped = (stored || []).filter(function (tap) {
+          return people.indexOf(tap.person) !== -1 || tap.person === undefined;
+        });
+        return Promise.all(dropped.map(function (tap) { return quietly(forget(tap)); }));
       }),
     ];
     if (window.caches) { gone.push(quietly(caches.delete("lei-tablet-v1"))); }
-    return Promise.all(gone);
+    return Promise.all(gone).then(function () { return dropped; });
+  }
+
+  // Who signed out here on purpose (the site's or the admin's logout: scoring/lei/outbox.py
+  // marks it in a cookie), read once: their taps are not to be sent by a later login. A login
+  // that only ended leaves no mark, and its taps wait for the next one.
+  var SIGNED_OUT = /(?:^|;\s*)lei-signed-out=([^;]+)/;
+  function signedOut() {
+    var mark = document.cookie.match(SIGNED_OUT);
+    if (!mark) { return []; }
+    var secure = location.protocol === "https:" ? "; Secure" : "";
+    document.cookie = "lei-signed-out=; Max-Age=0; Path=/; SameSite=Lax" + secure;
+    return mark[1].split(".");
+  }
+
+  function signedOutNotice(count) {
+    var notices = document.getElementById("notices");
+    var t = texts();
+    if (!notices) { return; }
+    var notice = document.createElement("div");
+    notice.id = "signed-out";
+    notice.className = "notice";
+    notice.setAttribute("role", "status");
+    notice.textContent = ((count === 1 ? t.signedOutOne : t.signedOutMany) || "").replace("{n}", count);
+    notices.append(notice);
   }
 
   // --- 3. The service worker -------------------------------------------------------------

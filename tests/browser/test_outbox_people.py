@@ -1,7 +1,8 @@
 """The outbox through a lost login and a hand-over, on the server as deployed: taps wait through
 a login that ends and are sent, all and in order, after logging in again (with the CSRF token
-of then, not of when they were tapped); another person on the same browser sees and sends
-nothing of them, and finds no page kept for the one before."""
+of then, not of when they were tapped); signing out on purpose (the site's or the admin's
+logout) throws them away, saying so; another person on the same browser sees and sends nothing
+of them, and finds no page kept for the one before."""
 
 from __future__ import annotations
 
@@ -98,7 +99,7 @@ def test_taps_wait_through_a_lost_login_and_are_sent_in_order_after_logging_in_a
     assert events(session) == LOGGED
 
 
-def test_taps_wait_through_signing_out_in_another_tab_and_go_after_signing_in_there(
+def test_taps_wait_through_a_login_ending_and_go_after_signing_in_in_another_tab(
     tablet,  # noqa: F811
     context,  # noqa: F811
     base_url,
@@ -115,17 +116,64 @@ def test_taps_wait_through_signing_out_in_another_tab_and_go_after_signing_in_th
         tap(tablet, name)
     expect(tablet.locator("#outbox")).to_contain_text("3 nog niet verstuurd")
 
-    other = context.new_page()
-    other.goto(base_url + "/")
-    other.get_by_role("button", name="Uitloggen").click()
+    context.clear_cookies(name="sessionid")  # the login ends (not a sign-out: that drops them)
     tablet.unroute("**/gebeurtenis/")
     expect(tablet.locator("#outbox")).to_contain_text("Log opnieuw in om 3 tikken te versturen.")
     assert events(session) == []
 
+    other = context.new_page()
     log_in(other, base_url, "teller")
     drained(tablet)  # it tries again now and then, with the token of the moment
     assert events(session) == LOGGED
     other.close()
+
+
+@pytest.mark.parametrize("where", ["site", "admin"])
+def test_signing_out_on_purpose_throws_the_waiting_taps_away_and_says_so(
+    where,
+    tablet,  # noqa: F811
+    context,  # noqa: F811
+    base_url,
+    django_user_model,
+    screenshot_dir,
+):
+    """A lost login keeps the taps for the same person's next login (above); a sign-out is
+    meant: the same person signing in again finds them gone, told how many, and none sent."""
+    session = make_table()
+    member(django_user_model, session.club, "teller")
+    django_user_model.objects.filter(username="teller").update(is_staff=True)  # for the admin
+    log_in(tablet, base_url, "teller")
+    open_tablet(tablet, base_url, session)
+    tablet.route("**/gebeurtenis/", lambda route: route.abort())  # no wifi for the taps
+    for name in TAPS:
+        tap(tablet, name)
+    expect(tablet.locator("#outbox")).to_contain_text("3 nog niet verstuurd")
+
+    other = context.new_page()
+    if where == "admin":
+        other.goto(base_url + "/admin/")
+        other.locator("#logout-form button").click()
+    else:
+        other.goto(base_url + "/")
+        other.get_by_role("button", name="Uitloggen").click()
+    other.wait_for_load_state()
+    tablet.unroute("**/gebeurtenis/")  # the page left open may try again from here on
+    log_in(other, base_url, "teller")
+    other.close()
+
+    tablet.goto(f"{base_url}/sessies/{session.pk}/")
+    expect(tablet.locator("#signed-out")).to_have_text(
+        "Uitgelogd: de 3 tikken die nog wachtten zijn niet verstuurd en weggegooid."
+    )
+    tablet.screenshot(path=screenshot_dir / f"outbox-signed-out-{where}.png", full_page=True)
+    drained(tablet)
+    assert tablet.evaluate(WAITING_TAPS) == 0
+    assert "lei-signed-out" not in {c["name"] for c in context.cookies()}  # read once
+    assert events(session) == []
+    tap(tablet, "Toep: Bas")  # the same person taps on, as usual
+    expect(tablet.locator("#signed-out")).to_have_count(0)
+    drained(tablet)
+    assert events(session) == [("knock", "Bas")]
 
 
 def test_another_person_on_the_same_browser_sees_and_sends_nothing_of_the_first(

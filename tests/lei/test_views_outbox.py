@@ -242,6 +242,24 @@ def test_a_tap_kept_for_another_person_is_refused_and_records_nothing(
     assert tap(scorer, session, "fold", "Cees")["X-Lei-Outcome"] == "recorded"
 
 
+def test_a_sign_out_names_the_person_for_the_tablet_and_a_login_or_a_page_does_not(
+    client, user, django_user_model
+):
+    """The site's logout and the admin's both mark who signed out (the tablet then drops their
+    waiting taps); a login, or any other answer, sets no mark."""
+    other = django_user_model.objects.create_user("beheer", password="x", is_staff=True)
+    client.force_login(user)
+    assert outbox.SIGNED_OUT not in client.get(reverse("home")).cookies
+    out = client.post(reverse("logout"))
+    assert out.cookies[outbox.SIGNED_OUT].value == outbox.person_id(user)
+    assert not out.cookies[outbox.SIGNED_OUT]["httponly"]  # lei.js reads it
+    login = client.post(reverse("login"), {"username": "beheer", "password": "x"})
+    assert outbox.SIGNED_OUT not in login.cookies
+    out = client.post(reverse("admin:logout"))
+    both = f"{outbox.person_id(user)}.{outbox.person_id(other)}"
+    assert out.cookies[outbox.SIGNED_OUT].value == both
+
+
 def test_a_tap_from_a_signed_out_tablet_asks_for_a_login_not_a_hand_over(client, session, user):
     url = reverse("session_event", args=[session.pk])
     data = {"type": "knock", "player": "Bas", "version": session.version, "key": "k-1"}

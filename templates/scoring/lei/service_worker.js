@@ -8,8 +8,10 @@
    answered with anything but the page (logged out, link revoked, no access) is dropped from
    the copies, and signing in or out (the site's or the admin's) drops them all, with the lei
    kept in IndexedDB: a page kept for one person is never shown to the next. The taps waiting
-   in IndexedDB stay, each kept for its person (static/js/lei.js): the same person signing in
-   again sends them; another person's page drops them. */
+   in IndexedDB stay, each kept for its person (static/js/lei.js): a sign-out's answer marks
+   the person in a cookie (scoring/lei/outbox.py), and the next tablet page drops their taps;
+   after a login that only ended, the same person signing in again sends them; another
+   person's page drops them. */
 "use strict";
 
 const COPIES = "lei-tablet-v1";
