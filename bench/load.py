@@ -15,6 +15,38 @@ Run with ``make bench-load`` (``python bench/load.py [--write BENCHMARKS.md] [op
    which every accepted event is checked against the stored event log and every viewer's last
    seen version against the session's final version.
 
+Stream viewers (``--viewer-mode stream``, or ``BENCH_VIEWER_MODE=stream``): beside each sync
+gunicorn, the streams' ASGI server (gunicorn with uvicorn's worker on ``toepen_site.asgi``,
+the same settings, ``PUSH=on`` on both, ``BENCH_STREAM_WORKERS`` workers, default 2) on
+``--stream-port`` (default ``--port`` + 10); pages and taps go to the sync server, each viewer
+holds ``/stroom/?deel=/kijk/<signed>/`` open on the ASGI one (through nginx, ``/stroom/``
+routed to the ASGI servers, in the scale-out run). Each viewer checks it received every
+version after the one it had when the clock started (versions missed; on the final version),
+and each version's delay from the tap's answer at the tablet to its event at the viewer is
+the "change to viewer (stream)" row. Busy cores count every gunicorn process (both servers)
+and PostgreSQL.
+
+``BENCH_SESSIONS=100`` builds a small league dataset (5,000 sessions take about 15 minutes
+on a two-core machine); ``BENCH_SCALE="1 2 4"`` is ``--scale 1 2 4``. The issue-34 runs
+(on the quiet device: ``shared/tools/quiet-load/run.sh`` pins the app and PostgreSQL to two
+cores; here ``URL`` is a PostgreSQL database URL):
+
+    # (a) polling baseline, 1x (300 tablets, 3,000 viewers polling every 3 s, 60 s)
+    python3 bench/load.py --database-url URL --skip endpoints scale --scale-down 1 \
+        --tablets 300 --viewers 3000 --duration 60
+    # (b) streams, 1x
+    python3 bench/load.py --database-url URL --skip endpoints scale --scale-down 1 \
+        --tablets 300 --viewers 3000 --duration 60 --viewer-mode stream
+    # (b) streams, 1x, 2x and 4x in one invocation (3,000, 6,000 and 12,000 open streams)
+    python3 bench/load.py --database-url URL --skip endpoints scale --scale-down 1 \
+        --tablets 300 --viewers 3000 --duration 60 --viewer-mode stream --scale 1 2 4
+    # two instances behind nginx, streams: a tap through one reaches streams on the other
+    python3 bench/load.py --database-url URL --skip endpoints mixed \
+        --tablets 300 --viewers 3000 --duration 60 --viewer-mode stream
+
+With ``run.sh`` unchanged, the environment does the same: ``BENCH_VIEWER_MODE=stream`` (and
+``BENCH_SCALE="1 2 4"``) before ``run.sh LABEL:TAR:300:3000:60``.
+
 Every phase is bounded in requests or in seconds and stops by itself.
 """
 
@@ -38,7 +70,13 @@ sys.path.insert(0, str(ROOT))
 
 from bench import league  # noqa: E402
 from bench.loadgen import BLOCKS, FLOOR_NEXT_TO  # noqa: E402
-from bench.servers import CpuSample, gunicorns, nginx, workers_for_this_machine  # noqa: E402
+from bench.servers import (  # noqa: E402
+    CpuSample,
+    gunicorns,
+    nginx,
+    stream_workers,
+    workers_for_this_machine,
+)
 
 LOAD_LABEL = league.LOAD_LABEL  # table labels of the load benchmark's running sessions
 RULES = {"max_points": 1000, "knock_cap": "none"}  # nobody goes out during the run
@@ -380,9 +418,11 @@ def main() -> int:
         type=float,
         nargs="+",
         metavar="X",
+        default=[float(x) for x in os.environ.get("BENCH_SCALE", "").split()] or None,
         help="run the mixed scenario at these multiples of --tablets and --viewers (1 2 4: 300"
         " tablets and 3,000 viewers, twice and four times that), one after the other, in place"
-        " of the one mixed run and its scale-down; a line each in a summary table",
+        " of the one mixed run and its scale-down; a line each in a summary table (default:"
+        " $BENCH_SCALE)",
     )
     parser.add_argument(
         "--viewer-mode",
@@ -404,7 +444,7 @@ def main() -> int:
         type=int,
         default=0,
         help="the ASGI stream server's port in stream mode (default: --port + 10; the"
-        " scale-out's two: the two after it)",
+        " scale-out: it and the next)",
     )
     args = parser.parse_args()
     if not args.database_url.startswith(("postgres://", "postgresql://")):
@@ -555,7 +595,13 @@ def main() -> int:
         "## Friday night at scale (`make bench-load`)",
         "",
         f"{measured('bench-load')}. PostgreSQL {postgres_version()} on the same machine; gunicorn"
-        f" {workers} sync workers (2 x cores + 1), DEBUG off, collected static files served by"
+        f" {workers} sync workers"
+        + (
+            f" and, for the streams, gunicorn with {stream_workers()} uvicorn workers (ASGI)"
+            if args.viewer_mode == "stream"
+            else ""
+        )
+        + ", DEBUG off, collected static files served by"
         " whitenoise; the load generator (`bench/loadgen.py`: asyncio on uvloop with httpx, and"
         " `bench/rawhttp.py` for the mixed scenario's taps and polls) in a process of"
         " its own on the same two cores, over loopback. Dataset: the league's club (5,000"
