@@ -34,6 +34,8 @@ CLUB = "bench"
 LOAD_LABEL = "Belasting"  # table labels of bench/load.py's running sessions: not the dataset
 PLAYERS = 300
 SESSIONS = 5000
+# A smaller dataset for a quick try of the load benchmark (building 5,000 takes minutes).
+SESSIONS = int(os.environ.get("BENCH_SESSIONS", SESSIONS))
 SEASONS = 5
 TABLES_PER_EVENING = 10
 # A game to 37 strafpunten lasts about 30 rounds with four to six players.

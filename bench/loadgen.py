@@ -36,7 +36,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 import httpx
 import uvloop
@@ -522,10 +522,12 @@ async def mixed(spec: dict[str, Any], recorder: Recorder) -> dict[str, Any]:
     tablets = [Tablet(t, base, recorder=recorder) for t in spec["tablets"]]
     streaming = spec.get("viewer_mode") == "stream"
     if streaming:
-        # "/kijk/<signed>/": the stream's URL names the same link (``--stream-url``).
+        # The viewer page's part is its own URL, "/kijk/<signed>/" (its #live element's
+        # hx-get); static/js/poll.js streams it from "/stroom/?deel=<that URL>" (``--stream-url``).
         viewers: list[Any] = [
             streams.StreamViewer(v["pk"], spec["stream_url"].format(
-                pk=v["pk"], signed=v["url"].strip("/").rsplit("/", 1)[-1]))
+                pk=v["pk"], part=quote(v["url"], safe=""),
+                signed=v["url"].strip("/").rsplit("/", 1)[-1]))
             for v in spec["viewers"]
         ]  # fmt: skip
         answered: dict[tuple[int, int], float] = {}
@@ -565,15 +567,13 @@ async def mixed(spec: dict[str, Any], recorder: Recorder) -> dict[str, Any]:
         version_of = {t.pk: t.version for t in tablets}
         for v in viewers:
             v.base = version_of[v.pk]
-        stream_client = httpx.AsyncClient(
-            base_url=base,
-            timeout=httpx.Timeout(30.0, read=None),
-            limits=httpx.Limits(max_connections=None, max_keepalive_connections=None),
-        )
-        holding = asyncio.create_task(
-            streams.hold_all(viewers, stream_client, answered, recorder, streams_closed)
-        )
-        await asyncio.sleep(spec.get("stream_settle", 3.0))  # every stream open first
+        # The streams go to their own server (the ASGI one), or through nginx with the rest.
+        stream_address = httpx.URL(spec.get("stream_base") or base)
+        holding = asyncio.create_task(streams.hold_all(
+            viewers, (stream_address.host, stream_address.port), answered, recorder,
+            streams_closed))  # fmt: skip
+        # Every stream open (its first event in) before the clock starts.
+        await asyncio.gather(*(v.opened.wait() for v in viewers))
     rng = random.Random(6)
     # The CPU of the timed run only: opening the tablets and the viewers' pages, and planning
     # the taps, come before.
@@ -622,7 +622,8 @@ async def mixed(spec: dict[str, Any], recorder: Recorder) -> dict[str, Any]:
     )
     if holding is not None:
         await holding
-        await stream_client.aclose()
+        for v in viewers:
+            v.count_early(answered, recorder)
     elapsed = time.perf_counter() - start
     window = {
         **CpuSample.take(spec["app_pids"]).since(cpu_before),

@@ -91,18 +91,34 @@ class CpuSample:
         }
 
 
+def stream_workers() -> int:
+    """The ASGI servers' workers for the streams (README, "Production": two an app server)."""
+    return int(os.environ.get("BENCH_STREAM_WORKERS", "2"))
+
+
 class Gunicorn:
-    def __init__(self, port: int, env: dict[str, str], *, workers: int, log_dir: Path) -> None:
+    """One gunicorn: the sync WSGI app (pages, taps), or with ``asgi`` the streams' server,
+    uvicorn's worker on ``toepen_site.asgi`` (the same settings and environment)."""
+
+    def __init__(
+        self, port: int, env: dict[str, str], *, workers: int, log_dir: Path, asgi: bool = False
+    ) -> None:
         self.port = port
         self.workers = workers
         self.log = open(log_dir / f"gunicorn-{port}.log", "w")  # noqa: SIM115
+        app, worker = (
+            ("toepen_site.asgi:application", "uvicorn_worker.UvicornWorker")
+            if asgi
+            else ("toepen_site.wsgi:application", "sync")
+        )
         self.process = subprocess.Popen(
             [
+                # .venv/bin/gunicorn: the quiet run's wrapper pins it (shared/tools/quiet-load).
                 str(ROOT / ".venv/bin/gunicorn"),
-                "toepen_site.wsgi:application",
+                app,
                 f"--bind=127.0.0.1:{port}",
                 f"--workers={workers}",
-                "--worker-class=sync",
+                f"--worker-class={worker}",
                 "--backlog=4096",
                 "--timeout=60",
                 "--graceful-timeout=5",
@@ -148,12 +164,20 @@ def wait_for(url: str, process: subprocess.Popen, timeout: float = 30) -> None:
 
 
 @contextlib.contextmanager
-def gunicorns(ports: list[int], env: dict[str, str], *, workers: int) -> Iterator[list[Gunicorn]]:
+def gunicorns(
+    ports: list[int], env: dict[str, str], *, workers: int, asgi_ports: list[int] = ()
+) -> Iterator[list[Gunicorn]]:
+    """The sync gunicorns on ``ports``, and the streams' ASGI gunicorns on ``asgi_ports``
+    (``stream_workers()`` workers each)."""
     log_dir = Path(tempfile.mkdtemp(prefix="toepen-gunicorn-"))
     started: list[Gunicorn] = []
     try:
         for port in ports:
             started.append(Gunicorn(port, env, workers=workers, log_dir=log_dir))
+        for port in asgi_ports:
+            started.append(
+                Gunicorn(port, env, workers=stream_workers(), log_dir=log_dir, asgi=True)
+            )
         yield started
     finally:
         for server in started:
@@ -165,17 +189,26 @@ def gunicorns(ports: list[int], env: dict[str, str], *, workers: int) -> Iterato
 
 
 @contextlib.contextmanager
-def nginx(port: int, upstreams: list[int]) -> Iterator[subprocess.Popen]:
-    """nginx on ``port``, round-robin over the gunicorns on ``upstreams``, in a temp dir with
-    its own pid and log files; stopped (and the dir's logs shown on failure) on exit."""
+def nginx(
+    port: int, upstreams: list[int], stream_upstreams: list[int] = ()
+) -> Iterator[subprocess.Popen]:
+    """nginx on ``port``, round-robin over the gunicorns on ``upstreams`` (and ``/stroom/``
+    over the ASGI servers on ``stream_upstreams``, unbuffered, as README "Production" routes
+    it), in a temp dir with its own pid and log files; stopped (and the dir's logs shown on
+    failure) on exit."""
     prefix = Path(tempfile.mkdtemp(prefix="toepen-nginx-"))
     template = (ROOT / "bench/nginx.conf").read_text()
-    servers = "\n".join(f"        server 127.0.0.1:{p} max_fails=0;" for p in upstreams)
+
+    def servers(ports) -> str:
+        return "\n".join(f"        server 127.0.0.1:{p} max_fails=0;" for p in ports)
+
+    # Without stream servers, /stroom/ goes where every other URL goes (and is refused there).
     conf = prefix / "nginx.conf"
     conf.write_text(
         template.replace("@PREFIX@", str(prefix))
         .replace("@PORT@", str(port))
-        .replace("@UPSTREAMS@", servers)
+        .replace("@UPSTREAMS@", servers(upstreams))
+        .replace("@STREAM_UPSTREAMS@", servers(stream_upstreams or upstreams))
     )
     binary = os.environ.get("NGINX", "/usr/sbin/nginx")
     process = subprocess.Popen(
