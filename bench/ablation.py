@@ -58,7 +58,6 @@ OFF = {
     "gcfreeze": "no gc.freeze() after start-up",
     "replays": "a full replay of the log (no checkpoints of scoring/replays.py)",
     "keptsheet": "no kept viewer sheet: every poll that finds a new version draws it",
-    "middleware": "no early poll answer: the poll goes through the whole middleware and URLs",
     "escape": "conditional_escape for lei.py's _escape",
     "sharedfields": "a plain dict for EventForm's base_fields (no _SharedFields)",
     "standings": "the standings computed per request (no kept copy)",
@@ -82,8 +81,6 @@ def _switch_off(config: str) -> None:
         db = settings.DATABASES["default"]
         db["ENGINE"] = "django.db.backends.postgresql"
         db["CONN_HEALTH_CHECKS"] = config == "pghealth"
-    elif config == "middleware":
-        settings.MIDDLEWARE = [m for m in settings.MIDDLEWARE if "ViewerPoll" not in m]
 
 
 def _patch(config: str) -> None:

@@ -31,9 +31,9 @@ from scoring.names import public_names
 
 # The viewer's ETags: "lei-<session>-<version>-<language>[-tv][-club]-<live|page>".
 _ETAG = re.compile(r'"lei-(\d+)-(\d+)-([a-z-]+)-(live|page)"')
-# The query strings of the poll as the viewer's page makes it (the fragment's hx-get), each
-# with its TV mode: only those answers are kept and served from the copy.
-PAGE_POLL_QUERIES = {"": False, "tv=1": True}
+# The query strings of the poll as the viewer's page makes it (the fragment's hx-get): only
+# those answers are kept and served from the copy.
+PAGE_POLL_QUERIES = ("", "tv=1")
 
 
 class LinkGone(Exception):
@@ -54,9 +54,7 @@ def viewer(request: HtmxHttpRequest, signed: str) -> HttpResponse:
     The ETag is made from the session id, its version and the language before anything else
     is done (one query), so an unchanged sheet costs one indexed lookup and a 304. A changed
     sheet is rendered once per version (and language, TV mode and audience) and kept in
-    RenderedSheet; the other viewers of the table get that copy in the same one query. Those
-    two answers to the page's own poll are usually given before this view, by
-    ``scoring.lei.middleware`` (for the anonymous: a member's poll comes here).
+    RenderedSheet; the other viewers of the table get that copy in the same one query.
     """
     if request.method == "POST":
         return HttpResponseForbidden(gettext("Meekijken kan alleen lezen."))
@@ -70,11 +68,9 @@ def viewer(request: HtmxHttpRequest, signed: str) -> HttpResponse:
     # its asker alone.
     keep = request.htmx and query in PAGE_POLL_QUERIES
     try:
-        # The middleware asked already and found it must be drawn: not the same query again.
-        if not getattr(request, "viewer_poll_missed", False):
-            response = _viewer_answer_undrawn(request, pk, key, variant, mode, keep=keep)
-            if response is not None:
-                return response
+        response = _viewer_answer_undrawn(request, pk, key, variant, mode, keep=keep)
+        if response is not None:
+            return response
         read = hotsql.session_and_log(pk)
         if read is None:
             raise Http404("no such session")
@@ -110,23 +106,6 @@ def _link_gone(request: HtmxHttpRequest) -> HttpResponse:
         response["HX-Refresh"] = "true"
     response["Cache-Control"] = "no-cache"
     patch_vary_headers(response, ("HX-Request", "Cookie", "Accept-Language"))
-    return response
-
-
-def viewer_poll(request: HttpRequest, signed: str, tv: bool, language: str) -> HttpResponse | None:
-    """The answer to an anonymous poll as the viewer's page makes it, when it needs no
-    drawing: a 304, or the sheet another viewer of the table drew. None when it must be drawn
-    (and the request says so to the view), or for no such session or link, or a link renewed
-    or revoked: then the view answers it. For
-    ``scoring.lei.middleware.ViewerPollMiddleware``."""
-    try:
-        pk, key = access.viewer_link(signed)
-        response = _viewer_answer_undrawn(
-            request, pk, key, _variant(language, tv), "live", keep=True
-        )
-    except (Http404, LinkGone):
-        return None
-    request.viewer_poll_missed = response is None
     return response
 
 
