@@ -61,7 +61,7 @@ OFF = {
     "escape": "conditional_escape for lei.py's _escape",
     "sharedfields": "a plain dict for EventForm's base_fields (no _SharedFields)",
     "standings": "the standings computed per request (no kept copy)",
-    "ormreads": "the ORM's reads of a tap and a poll (bench/orm_reads.py) for hotsql.py's",
+    "ormreads": "the ORM's reads of a tap (bench/orm_reads.py) for hotsql.py's",
 }
 
 
@@ -91,9 +91,9 @@ def _patch(config: str) -> None:
 
         replays.replay_session = lambda pk, data: replay(data, open_round=True)
     elif config == "keptsheet":
-        from scoring.lei import hotsql
+        from scoring.lei import viewer_views
 
-        hotsql.keep_sheet = lambda *args, **kwargs: None
+        viewer_views._keep_sheet = lambda *args, **kwargs: None
     elif config == "escape":
         from django.utils.html import conditional_escape
 
@@ -107,13 +107,12 @@ def _patch(config: str) -> None:
     elif config == "ormreads":
         import importlib.util
 
-        # MODULE scoring.lei.hotsql hotsql
+        from scoring.lei import hotsql
 
         spec = importlib.util.spec_from_file_location("orm_reads", HERE / "bench/orm_reads.py")
         orm = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(orm)
-        for name in ("scorer_session", "seats_and_rounds", "session_and_log", "lock_and_read",
-                     "keep_sheet", "poll"):  # fmt: skip
+        for name in ("scorer_session", "seats_and_rounds", "lock_and_read"):
             setattr(hotsql, name, getattr(orm, name))
     elif config == "standings":
         from scoring.league import standings_cache

@@ -7,8 +7,11 @@ or revoked link answers 410 with a page that says so."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 
+from django.db import IntegrityError
+from django.db.models import Exists, OuterRef, Subquery
 from django.http import (
     Http404,
     HttpRequest,
@@ -23,10 +26,10 @@ from django.views.decorators.http import require_http_methods
 
 from scoring import access
 from scoring.http import HtmxHttpRequest
-from scoring.lei import compression, hotsql
+from scoring.lei import compression
 from scoring.lei.sessionfile import file_from_rows, public_file
 from scoring.lei.tablet import Lei, build_lei, shown_until
-from scoring.models import Session
+from scoring.models import RenderedSheet, Round, RoundScore, Seat, Session
 from scoring.names import public_names
 
 # The viewer's ETags: "lei-<session>-<version>-<language>[-tv][-club]-<live|page>".
@@ -71,19 +74,27 @@ def viewer(request: HtmxHttpRequest, signed: str) -> HttpResponse:
         response = _viewer_answer_undrawn(request, pk, key, variant, mode, keep=keep)
         if response is not None:
             return response
-        read = hotsql.session_and_log(pk)
-        if read is None:
+        session = Session.objects.select_related("club").filter(pk=pk).first()
+        if session is None:
             raise Http404("no such session")
-        session, seats, rounds = read
         if session.viewer_key != key:
             raise LinkGone()
     except LinkGone:
         return _link_gone(request)
     base = f"lei-{pk}-{session.version}-{variant}"  # it may have moved on since: what is drawn
-    lei = _viewer_lei(session, seats, rounds, full=full)
+    lei = _viewer_lei(session, *_log(pk), full=full)
     lei.until = shown_until(request.GET.get("tot")) if query else None
     response = _viewer_render(request, session, lei, tv, base, variant, keep=keep)
     return _viewer_headers(response, f'"{base}-{mode}"')
+
+
+def _log(pk: int) -> tuple[list[Seat], list[Round]]:
+    """The session's seats in order with their players, and its rounds in order, each with
+    ``scored``: whether its scores are stored."""
+    seats = Seat.objects.filter(session_id=pk).select_related("player").order_by("position")
+    scored = Exists(RoundScore.objects.filter(round=OuterRef("pk")))
+    rounds = Round.objects.filter(session_id=pk).annotate(scored=scored).order_by("number")
+    return list(seats), list(rounds)
 
 
 def _viewer_lei(session: Session, seats: list, rounds: list, *, full: bool) -> Lei:
@@ -123,10 +134,22 @@ def _viewer_answer_undrawn(
         ),
         default=-1,
     )
-    found = hotsql.poll(pk, variant if keep else "", seen)
+    # The session's version makes the ETag; the sheet another viewer kept for this version comes
+    # along; the viewer link's key says whether the asker's link still works.
+    kept_sheet = RenderedSheet.objects.filter(
+        session=OuterRef("pk"), variant=variant if keep else "", version=OuterRef("version")
+    )
+    found = (
+        Session.objects.filter(pk=pk)
+        .annotate(kept=Subquery(kept_sheet.values("gzipped")[:1]))
+        .values_list("version", "kept", "viewer_key")
+        .first()
+    )
     if found is None:
         raise Http404("no such session")
     version, kept, session_key = found
+    if version == seen:
+        kept = None
     if session_key != key:
         raise LinkGone()
     etag = f'"lei-{pk}-{version}-{variant}-{mode}"'
@@ -134,7 +157,7 @@ def _viewer_answer_undrawn(
         return _viewer_headers(HttpResponseNotModified(), etag)
     if kept is not None:
         # Another viewer of this table drew this version; it was compressed then, once.
-        return _viewer_headers(compression.kept_answer(request, kept), etag)
+        return _viewer_headers(compression.kept_answer(request, bytes(kept)), etag)
     return None
 
 
@@ -176,5 +199,21 @@ def _viewer_render(
     # Compressed once, for every viewer of the table (scoring/lei/compression.py says why that is
     # safe here), and kept in one statement, whoever gets here first (INSERT ... ON CONFLICT).
     gzipped = compression.compress_once(response.content)
-    hotsql.keep_sheet(session.pk, variant, session.version, gzipped)
+    _keep_sheet(session.pk, variant, session.version, gzipped)
     return compression.kept_answer(request, gzipped)
+
+
+def _keep_sheet(session_id: int, variant: str, version: int, gzipped: bytes) -> None:
+    # A session deleted meanwhile has nothing kept (only in autocommit, as views run: inside a
+    # transaction the foreign key is checked when it commits); this viewer still gets it drawn.
+    with contextlib.suppress(IntegrityError):
+        RenderedSheet.objects.bulk_create(
+            [
+                RenderedSheet(
+                    session_id=session_id, variant=variant, version=version, gzipped=gzipped
+                )
+            ],
+            update_conflicts=True,
+            unique_fields=["session", "variant"],
+            update_fields=["version", "gzipped"],
+        )
