@@ -57,7 +57,6 @@ OFF = {
     "pghealth": "Django's PostgreSQL backend with CONN_HEALTH_CHECKS (SELECT 1 per request)",
     "gcfreeze": "no gc.freeze() after start-up",
     "replays": "a full replay of the log (no checkpoints of scoring/replays.py)",
-    "keptsheet": "no kept viewer sheet: every poll that finds a new version draws it",
     "escape": "conditional_escape for lei.py's _escape",
     "sharedfields": "a plain dict for EventForm's base_fields (no _SharedFields)",
     "standings": "the standings computed per request (no kept copy)",
@@ -90,10 +89,6 @@ def _patch(config: str) -> None:
         from scoring.engine import replay
 
         replays.replay_session = lambda pk, data: replay(data, open_round=True)
-    elif config == "keptsheet":
-        from scoring.lei import viewer_views
-
-        viewer_views._keep_sheet = lambda *args, **kwargs: None
     elif config == "escape":
         from django.utils.html import conditional_escape
 

@@ -9,11 +9,10 @@ from django.db.models import Exists, OuterRef, signals
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from scoring.lei import hotsql, services, viewer_views
+from scoring.lei import hotsql, services
 from scoring.models import (
     ClubMembership,
     IdempotencyKey,
-    RenderedSheet,
     Round,
     RoundScore,
     Season,
@@ -159,15 +158,3 @@ def test_the_scorers_session_comes_with_its_club_and_the_users_membership(
     assert len(queries) == 0  # the club came along
     assert values(found["nobody"]) == values(Session.objects.get(pk=session.pk))
     assert hotsql.scorer_session(987654, None) is None
-
-
-@pytest.mark.django_db(transaction=True)
-def test_a_sheet_of_a_session_deleted_meanwhile_is_not_kept_and_no_error(club):
-    """A viewer draws a session's sheet while an admin deletes it: the drawing is answered, and
-    nothing is kept (it was a 500)."""
-    session = services.session_start(club=club, players=["Anne", "Bas", "Cees", "Dirk"])
-    gone_session = Session.objects.get(pk=session.pk)
-    session.delete()
-
-    viewer_views._keep_sheet(gone_session.pk, "nl", 1, b"weg")
-    assert not RenderedSheet.objects.exists()
