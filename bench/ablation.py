@@ -57,12 +57,10 @@ OFF = {
     "pghealth": "Django's PostgreSQL backend with CONN_HEALTH_CHECKS (SELECT 1 per request)",
     "gcfreeze": "no gc.freeze() after start-up",
     "replays": "a full replay of the log (no checkpoints of scoring/replays.py)",
-    "keptsheet": "no kept viewer sheet: every poll that finds a new version draws it",
-    "middleware": "no early poll answer: the poll goes through the whole middleware and URLs",
     "escape": "conditional_escape for lei.py's _escape",
     "sharedfields": "a plain dict for EventForm's base_fields (no _SharedFields)",
     "standings": "the standings computed per request (no kept copy)",
-    "ormreads": "the ORM's reads of a tap and a poll (bench/orm_reads.py) for hotsql.py's",
+    "ormreads": "the ORM's reads of a tap (bench/orm_reads.py) for hotsql.py's",
 }
 
 
@@ -82,8 +80,6 @@ def _switch_off(config: str) -> None:
         db = settings.DATABASES["default"]
         db["ENGINE"] = "django.db.backends.postgresql"
         db["CONN_HEALTH_CHECKS"] = config == "pghealth"
-    elif config == "middleware":
-        settings.MIDDLEWARE = [m for m in settings.MIDDLEWARE if "ViewerPoll" not in m]
 
 
 def _patch(config: str) -> None:
@@ -93,10 +89,6 @@ def _patch(config: str) -> None:
         from scoring.engine import replay
 
         replays.replay_session = lambda pk, data: replay(data, open_round=True)
-    elif config == "keptsheet":
-        from scoring.lei import hotsql
-
-        hotsql.keep_sheet = lambda *args, **kwargs: None
     elif config == "escape":
         from django.utils.html import conditional_escape
 
@@ -110,13 +102,12 @@ def _patch(config: str) -> None:
     elif config == "ormreads":
         import importlib.util
 
-        # MODULE scoring.lei.hotsql hotsql
+        from scoring.lei import hotsql
 
         spec = importlib.util.spec_from_file_location("orm_reads", HERE / "bench/orm_reads.py")
         orm = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(orm)
-        for name in ("scorer_session", "seats_and_rounds", "session_and_log", "lock_and_read",
-                     "keep_sheet", "poll"):  # fmt: skip
+        for name in ("scorer_session", "seats_and_rounds", "lock_and_read"):
             setattr(hotsql, name, getattr(orm, name))
     elif config == "standings":
         from scoring.league import standings_cache

@@ -37,6 +37,10 @@ SHEET = re.compile(rb'name="sheet" value="([0-9a-f]*)"')
 # of which one per version and table is drawn (5,400), the rest served from the kept copy;
 # 96,851 unchanged polls.
 MIX = {"tap": 5400, "poll drawn": 5400, "poll kept": 24893, "poll 304": 96851}
+# Measured besides, not in the mix: a push stream's drawing of the viewer's part for a new
+# version (scoring/push/fragments.py: the part's own URL through the whole of Django), once per
+# change and audience whatever the number of streams.
+EXTRA = ("push draw",)
 
 
 def _setup(url: str) -> None:
@@ -107,7 +111,7 @@ def main() -> int:
     parser.add_argument("--taps", type=int, default=400)
     parser.add_argument("--tables", type=int, default=8)
     parser.add_argument("--label", default=Path.cwd().name)
-    parser.add_argument("--profile", metavar="KIND", choices=sorted(MIX))
+    parser.add_argument("--profile", metavar="KIND", choices=sorted((*MIX, *EXTRA)))
     args = parser.parse_args()
     _setup(args.database_url)
 
@@ -131,6 +135,10 @@ def main() -> int:
         # Two phones per table: the first draws each version, the second gets the kept copy.
         viewers.append([Client(HTTP_ACCEPT_ENCODING="gzip"), Client(HTTP_ACCEPT_ENCODING="gzip")])
     etags: dict[tuple[int, int], str] = {}
+    try:
+        from scoring.push import fragments
+    except ImportError:  # before push
+        fragments = None
 
     def backend_cpu() -> float:
         with connection.cursor() as cursor:
@@ -140,8 +148,9 @@ def main() -> int:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     profile = cProfile.Profile(time.process_time) if args.profile else None
-    cpu: dict[str, list[float]] = {kind: [] for kind in MIX}
-    pg: dict[str, float] = dict.fromkeys(MIX, 0.0)
+    kinds = (*MIX, *EXTRA)
+    cpu: dict[str, list[float]] = {kind: [] for kind in kinds}
+    pg: dict[str, float] = dict.fromkeys(kinds, 0.0)
     warm = 2 * len(tables)
 
     def timed(kind: str, measured: bool, call, *args, **kwargs):
@@ -214,11 +223,29 @@ def main() -> int:
                 HTTP_IF_NONE_MATCH=etags[(i, id(phone))],
             )
             assert answer.status_code == 304, answer.status_code
+        if fragments is not None:  # a push stream's drawing of this version, for the anonymous
+            part = timed(
+                "push draw",
+                measured,
+                fragments.draw,
+                {"HTTP_HOST": "testserver"},
+                table["viewer"],
+                "en",  # a language no poll here asks in: drawn, never another's kept copy
+                "",
+                str(table["version"]),
+            )
+            assert part.status == 200, part.status
 
     print(f"\n{args.label}: {args.taps} taps on {len(tables)} tables; CPU ms per request")
     print(f"  {'request':11} {'median':>7} {'mean':>7} {'PostgreSQL':>10}")
     weighted = weighted_pg = 0.0
     for kind, figures in cpu.items():
+        if not figures:
+            continue
+        if kind not in MIX:
+            mean, pg_mean = statistics.mean(figures), 1000 * pg[kind] / len(figures)
+            print(f"  {kind:11} {statistics.median(figures):7.3f} {mean:7.3f} {pg_mean:10.3f}")
+            continue
         mean, pg_mean = statistics.mean(figures), 1000 * pg[kind] / len(figures)
         weighted += mean * MIX[kind]
         weighted_pg += pg_mean * MIX[kind]

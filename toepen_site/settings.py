@@ -75,8 +75,6 @@ MIDDLEWARE = [
     # A NUL character (U+0000) anywhere in a request is a 400 here, before any view, form or
     # query sees it: PostgreSQL stores none (toepen_site.middleware.NulCharacterMiddleware).
     "toepen_site.middleware.NulCharacterMiddleware",
-    # The viewers' poll, when it needs no drawing, is answered here (scoring/lei/middleware.py).
-    "scoring.lei.middleware.ViewerPollMiddleware",
     # gzip for the app's answers (not static files: whitenoise has them precompressed), minding
     # BREACH: scoring/lei/compression.py says how.
     "scoring.lei.compression.GZipMiddleware",

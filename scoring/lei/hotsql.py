@@ -1,16 +1,15 @@
-"""The reads of the hot paths, written out once: a tap's (``access.scorer``,
-``services._write``) and a viewer's poll (``views.viewer``), with the kept viewer sheet and the
-tap limit's count (``tap_allowance``).
+"""The reads of a tap, written out once (``access.scorer``, ``funnel.session_write``), and the
+tap limit's count (``tap_allowance``). A viewer's poll reads through the ORM
+(``viewer_views``): with push it is the fallback's, rare.
 
-With the ORM's reads instead (``bench/orm_reads.py``) the Friday-night mix costs twice the CPU
-a request: a poll 1.05 ms instead of 0.42 (BENCHMARKS.md, "Ablation"). Rows come back as model
+With the ORM's reads instead (``bench/orm_reads.py``) a tap costs more CPU (BENCHMARKS.md,
+"Ablation"). Rows come back as model
 instances through the fields' own converters, as the ORM gives them, on Django's connection.
 Writes are the ORM's (``scoring.lei.services``).
 """
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any, NamedTuple, TypeVar
@@ -24,7 +23,6 @@ from scoring.models import (
     ClubMembership,
     IdempotencyKey,
     Player,
-    RenderedSheet,
     Round,
     RoundScore,
     Seat,
@@ -152,22 +150,6 @@ def _scorer_row(row: tuple[Any, ...]) -> Session:
     return session
 
 
-def session_and_log(pk: int) -> tuple[Session, list[Seat], list[Round]] | None:
-    """A viewer's first draw of a version: the session ``pk`` with its club (nobody's
-    membership asked), and its seats and rounds as ``seats_and_rounds`` gives them. None: no
-    such session."""
-    session_rows, seat_rows, round_rows = _run_all(
-        [
-            (_scorer_sql(), [None, None, ClubMembership.Role.ADMIN, pk]),
-            (_seats_sql(), [pk]),
-            (_rounds_sql(), [pk]),
-        ]
-    )
-    if not session_rows:
-        return None
-    return _scorer_row(session_rows[0]), _seats(seat_rows), _rounds(round_rows)
-
-
 @cache
 def _lock_sql() -> str:
     return (
@@ -272,8 +254,7 @@ def lock_and_read(
 
 
 def seats_and_rounds(session_id: int) -> tuple[list[Seat], list[Round]]:
-    """``seats`` and ``rounds`` of the session: the log a page or a viewer's sheet is drawn
-    from."""
+    """``seats`` and ``rounds`` of the session: the log the tablet's page is drawn from."""
     seat_rows, round_rows = _run_all([(_seats_sql(), [session_id]), (_rounds_sql(), [session_id])])
     return _seats(seat_rows), _rounds(round_rows)
 
@@ -281,53 +262,6 @@ def seats_and_rounds(session_id: int) -> tuple[list[Seat], list[Round]]:
 def _run_all(statements: list[tuple[str, list[Any]]]) -> list[list[tuple[Any, ...]]]:
     """The rows of each statement (none for a write), one after the other."""
     return [_run(sql, params) for sql, params in statements]
-
-
-@cache
-def _keep_sheet_sql() -> str:
-    key = f"{_name('session_id')}, {_name('variant')}"
-    return (
-        f"INSERT INTO {_name(RenderedSheet._meta.db_table)}"  # noqa: S608
-        f" ({key}, {_name('version')}, {_name('gzipped')}) VALUES (%s, %s, %s, %s)"
-        f" ON CONFLICT ({key}) DO UPDATE SET {_name('version')} = excluded.{_name('version')},"
-        f" {_name('gzipped')} = excluded.{_name('gzipped')}"
-    )
-
-
-def keep_sheet(session_id: int, variant: str, version: int, gzipped: bytes) -> None:
-    """Keep the viewers' sheet of ``version`` (compressed) for the other viewers of the table:
-    one statement, whoever gets here first (INSERT ... ON CONFLICT, on SQLite as on
-    PostgreSQL). A session deleted meanwhile has nothing kept: this viewer still gets the sheet
-    drawn."""
-    # Only the session can be missing (a conflict updates), and only in autocommit, as views
-    # run: inside a transaction the foreign key is checked when it commits.
-    with contextlib.suppress(IntegrityError):
-        _run(_keep_sheet_sql(), [session_id, variant, version, gzipped])
-
-
-@cache
-def _poll_sql() -> str:
-    # The session's version makes the ETag; the sheet another viewer kept for this version
-    # comes along when the asker has not seen that version yet; the viewer link's key says
-    # whether the asker's link still works.
-    return (
-        f"SELECT s.{_name('version')}, CASE WHEN k.{_name('version')} = s.{_name('version')}"  # noqa: S608
-        f" AND s.{_name('version')} <> %s THEN k.{_name('gzipped')} END, s.{_name('viewer_key')}"
-        f" FROM {_name(Session._meta.db_table)} s LEFT JOIN {_name(RenderedSheet._meta.db_table)} k"
-        f" ON k.{_name('session_id')} = s.{_name('id')} AND k.{_name('variant')} = %s"
-        f" WHERE s.{_name('id')} = %s"
-    )
-
-
-def poll(pk: int, variant: str, seen: int) -> tuple[int, bytes | None, str | None] | None:
-    """A viewer's poll, its one query: the session's version, the sheet kept for that version
-    (``variant``: language, TV mode and audience; compressed) unless the asker has ``seen`` it
-    already, and the viewer link's key (``Session.viewer_key``). None: no such session."""
-    row = _one(_poll_sql(), [seen, variant, pk])
-    if row is None:
-        return None
-    version, kept, key = row
-    return version, None if kept is None else bytes(kept), key
 
 
 @cache
@@ -365,7 +299,9 @@ def tap_allowance(session_id: int, who: str, now: int, interval: int, tolerance:
                 now + interval,
             ],
         )
-    except IntegrityError:  # only in autocommit, as views run: see keep_sheet
+    # Only the session can be missing (a conflict updates), and only in autocommit, as views
+    # run: inside a transaction the foreign key is checked when it commits.
+    except IntegrityError:
         return 0
     full_at, allowed = row
     return 0 if allowed else full_at - (now + tolerance)

@@ -7,87 +7,70 @@ or revoked link answers 410 with a page that says so."""
 
 from __future__ import annotations
 
-import re
-
+from django.db.models import Exists, OuterRef
 from django.http import (
     Http404,
-    HttpRequest,
     HttpResponse,
     HttpResponseForbidden,
     HttpResponseNotModified,
 )
 from django.shortcuts import render
 from django.utils.cache import patch_vary_headers
+from django.utils.http import parse_etags
 from django.utils.translation import get_language, gettext
 from django.views.decorators.http import require_http_methods
 
 from scoring import access
 from scoring.http import HtmxHttpRequest
-from scoring.lei import compression, hotsql
 from scoring.lei.sessionfile import file_from_rows, public_file
 from scoring.lei.tablet import Lei, build_lei, shown_until
-from scoring.models import Session
+from scoring.models import Round, RoundScore, Seat, Session
 from scoring.names import public_names
-
-# The viewer's ETags: "lei-<session>-<version>-<language>[-tv][-club]-<live|page>".
-_ETAG = re.compile(r'"lei-(\d+)-(\d+)-([a-z-]+)-(live|page)"')
-# The query strings of the poll as the viewer's page makes it (the fragment's hx-get), each
-# with its TV mode: only those answers are kept and served from the copy.
-PAGE_POLL_QUERIES = {"": False, "tv=1": True}
-
-
-class LinkGone(Exception):
-    """The viewer link was renewed or revoked: the session's key is not the link's."""
 
 
 def _variant(language: str, tv: bool, full: bool = False) -> str:
-    """What a kept sheet is drawn for besides its version: the language, the TV mode and the
+    """What a sheet is drawn for besides its version: the language, the TV mode and the
     audience (``-club``: the club's members, who see every name in full)."""
     return f"{language}{'-tv' if tv else ''}{'-club' if full else ''}"
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
 def viewer(request: HtmxHttpRequest, signed: str) -> HttpResponse:
-    """The read-only sheet for phones and the pub TV, polled every 3 s with If-None-Match
-    while it is looked at (static/js/poll.js).
+    """The read-only sheet for phones and the pub TV. Its part comes over the page's push
+    stream (scoring/push/); where there is none, the page polls it every 3 s with
+    If-None-Match while it is looked at (static/js/poll.js).
 
-    The ETag is made from the session id, its version and the language before anything else
-    is done (one query), so an unchanged sheet costs one indexed lookup and a 304. A changed
-    sheet is rendered once per version (and language, TV mode and audience) and kept in
-    RenderedSheet; the other viewers of the table get that copy in the same one query. Those
-    two answers to the page's own poll are usually given before this view, by
-    ``scoring.lei.middleware`` (for the anonymous: a member's poll comes here).
-    """
+    The ETag is made from the session id, its version, the language, TV mode and audience, so
+    an unchanged sheet costs the session's one query and a 304; a changed one is drawn."""
     if request.method == "POST":
         return HttpResponseForbidden(gettext("Meekijken kan alleen lezen."))
     pk, key = access.viewer_link(signed)
     query = request.META.get("QUERY_STRING", "")
     tv = bool(query) and request.GET.get("tv") == "1"  # a poll without a query parses none
     full = access.sees_full_names(request, pk)
-    variant = _variant(get_language(), tv, full)
-    mode = "live" if request.htmx else "page"
-    # A fragment for any other query string (it is in the fragment's hx-get) is rendered for
-    # its asker alone.
-    keep = request.htmx and query in PAGE_POLL_QUERIES
-    try:
-        # The middleware asked already and found it must be drawn: not the same query again.
-        if not getattr(request, "viewer_poll_missed", False):
-            response = _viewer_answer_undrawn(request, pk, key, variant, mode, keep=keep)
-            if response is not None:
-                return response
-        read = hotsql.session_and_log(pk)
-        if read is None:
-            raise Http404("no such session")
-        session, seats, rounds = read
-        if session.viewer_key != key:
-            raise LinkGone()
-    except LinkGone:
+    session = Session.objects.select_related("club").filter(pk=pk).first()
+    if session is None:
+        raise Http404("no such session")
+    if session.viewer_key != key:
         return _link_gone(request)
-    base = f"lei-{pk}-{session.version}-{variant}"  # it may have moved on since: what is drawn
-    lei = _viewer_lei(session, seats, rounds, full=full)
+    base = f"lei-{pk}-{session.version}-{_variant(get_language(), tv, full)}"
+    etag = f'"{base}-{"live" if request.htmx else "page"}"'
+    # As Django's ConditionalGetMiddleware compares: weakly (a gzipped answer's ETag is weak).
+    asked = parse_etags(request.META.get("HTTP_IF_NONE_MATCH", ""))
+    if etag in {e.removeprefix("W/") for e in asked}:
+        return _viewer_headers(HttpResponseNotModified(), etag)
+    lei = _viewer_lei(session, *_log(pk), full=full)
     lei.until = shown_until(request.GET.get("tot")) if query else None
-    response = _viewer_render(request, session, lei, tv, base, variant, keep=keep)
-    return _viewer_headers(response, f'"{base}-{mode}"')
+    return _viewer_headers(_viewer_render(request, session, lei, tv, base), etag)
+
+
+def _log(pk: int) -> tuple[list[Seat], list[Round]]:
+    """The session's seats in order with their players, and its rounds in order, each with
+    ``scored``: whether its scores are stored."""
+    seats = Seat.objects.filter(session_id=pk).select_related("player").order_by("position")
+    scored = Exists(RoundScore.objects.filter(round=OuterRef("pk")))
+    rounds = Round.objects.filter(session_id=pk).annotate(scored=scored).order_by("number")
+    return list(seats), list(rounds)
 
 
 def _viewer_lei(session: Session, seats: list, rounds: list, *, full: bool) -> Lei:
@@ -113,71 +96,17 @@ def _link_gone(request: HtmxHttpRequest) -> HttpResponse:
     return response
 
 
-def viewer_poll(request: HttpRequest, signed: str, tv: bool, language: str) -> HttpResponse | None:
-    """The answer to an anonymous poll as the viewer's page makes it, when it needs no
-    drawing: a 304, or the sheet another viewer of the table drew. None when it must be drawn
-    (and the request says so to the view), or for no such session or link, or a link renewed
-    or revoked: then the view answers it. For
-    ``scoring.lei.middleware.ViewerPollMiddleware``."""
-    try:
-        pk, key = access.viewer_link(signed)
-        response = _viewer_answer_undrawn(
-            request, pk, key, _variant(language, tv), "live", keep=True
-        )
-    except (Http404, LinkGone):
-        return None
-    request.viewer_poll_missed = response is None
-    return response
-
-
-def _viewer_answer_undrawn(
-    request: HttpRequest, pk: int, key: str, variant: str, mode: str, *, keep: bool
-) -> HttpResponse | None:
-    """From the poll's one query: a 304, or the kept copy (if ``keep``); None: draw it.
-    ``LinkGone`` when the link's ``key`` is no longer the session's."""
-    asked = request.META.get("HTTP_IF_NONE_MATCH", "")
-    seen = max(
-        (
-            int(v)
-            for p, v, var, m in _ETAG.findall(asked)
-            if (int(p), var, m) == (pk, variant, mode)
-        ),
-        default=-1,
-    )
-    found = hotsql.poll(pk, variant if keep else "", seen)
-    if found is None:
-        raise Http404("no such session")
-    version, kept, session_key = found
-    if session_key != key:
-        raise LinkGone()
-    etag = f'"lei-{pk}-{version}-{variant}-{mode}"'
-    if etag in asked:
-        return _viewer_headers(HttpResponseNotModified(), etag)
-    if kept is not None:
-        # Another viewer of this table drew this version; it was compressed then, once.
-        return _viewer_headers(compression.kept_answer(request, kept), etag)
-    return None
-
-
 def _viewer_headers(response: HttpResponse, etag: str) -> HttpResponse:
-    # Weak when compressed, as Django's GZipMiddleware makes it for the answers it compresses.
-    response["ETag"] = f"W/{etag}" if response.get("Content-Encoding") == "gzip" else etag
+    response["ETag"] = etag  # weak once GZipMiddleware compresses the answer
     response["Cache-Control"] = "no-cache"
     patch_vary_headers(response, ("HX-Request", "Cookie", "Accept-Language"))
     return response
 
 
 def _viewer_render(
-    request: HtmxHttpRequest,
-    session: Session,
-    lei: Lei,
-    tv: bool,
-    base: str,
-    variant: str,
-    *,
-    keep: bool,
+    request: HtmxHttpRequest, session: Session, lei: Lei, tv: bool, base: str
 ) -> HttpResponse:
-    """Render the viewer's page or fragment; the fragment is kept for the other viewers."""
+    """Render the viewer's page, or its part for htmx (the poll and the push stream)."""
     # The poll sends If-None-Match itself (static/js/poll.js) with the fragment's ETag.
     page = request.path + ("?tv=1" if tv else "")
     context = {
@@ -189,13 +118,5 @@ def _viewer_render(
         "sheet_url": page,
         "sheet_tot": page + ("&tot=" if tv else "?tot="),
     }
-    if not request.htmx:
-        return render(request, "scoring/lei/viewer.html", context)
-    response = render(request, "scoring/lei/viewer.html#live", context)
-    if not keep:
-        return response
-    # Compressed once, for every viewer of the table (scoring/lei/compression.py says why that is
-    # safe here), and kept in one statement, whoever gets here first (INSERT ... ON CONFLICT).
-    gzipped = compression.compress_once(response.content)
-    hotsql.keep_sheet(session.pk, variant, session.version, gzipped)
-    return compression.kept_answer(request, gzipped)
+    template = "scoring/lei/viewer.html" + ("#live" if request.htmx else "")
+    return render(request, template, context)

@@ -25,7 +25,6 @@ from scoring.models.evening import Evening, EveningPlayer, EveningTable, new_che
 from scoring.models.lei import (
     AuditEntry,
     IdempotencyKey,
-    RenderedSheet,
     Round,
     RoundScore,
     Seat,
@@ -58,7 +57,6 @@ __all__ = [
     "Player",
     "RatingSnapshot",
     "RatingState",
-    "RenderedSheet",
     "Round",
     "RoundScore",
     "Season",

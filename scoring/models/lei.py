@@ -410,29 +410,3 @@ class TapAllowance(models.Model):
 
     def __str__(self) -> str:
         return f"{self.session_id} {self.who}"
-
-
-class RenderedSheet(models.Model):
-    """The viewers' sheet (the ``#live`` fragment) as rendered for one version of a session.
-
-    Ten phones and a TV poll the same table: the first poll after a change renders the sheet
-    and keeps it here, compressed once, and the others are served this copy as it is
-    (``scoring.lei.compression.kept_answer``). A write bumps the session's version, so a copy of an
-    older version is never served; nothing has to be invalidated. It lives in PostgreSQL like
-    every cache of the app, so that any app server serves it.
-    """
-
-    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="+")
-    variant = models.CharField(max_length=20)  # language and TV mode: "nl", "en-tv"
-    version = models.PositiveIntegerField()
-    gzipped = models.BinaryField()  # the fragment's HTML (UTF-8), gzip-compressed
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(
-                fields=["session", "variant"], name="renderedsheet_one_per_variant"
-            )
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.session_id} {self.variant} v{self.version}"

@@ -142,8 +142,7 @@ def test_the_walk_covers_every_registered_admin():
     scoped = {m for m, _ in scoped_admins()}
     scoring_models = set(apps.get_app_config("scoring").get_models())
     # Every model of scoring has an admin of its own, and every one of them is club-scoped.
-    # RenderedSheet is a cache of the viewers' sheet (rebuilt from the data by itself), and
-    # TapAllowance the tap limit's count: they have nothing for an admin to see or change.
+    # TapAllowance is the tap limit's count: it has nothing for an admin to see or change.
     # A toernooi's tables and their seats are shown inline on its pages. The ratings' rows are
     # recomputed from the games (scoring/ratings/), never edited; a club evening's check-in and
     # tables are the organiser's screen (/avonden/), and its games are ordinary sessions.
@@ -151,7 +150,6 @@ def test_the_walk_covers_every_registered_admin():
         apps.get_model("scoring", name)
         for name in (
             "Seat",
-            "RenderedSheet",
             "TapAllowance",
             "TournamentTable",
             "TableSeat",

@@ -13,7 +13,6 @@ from scoring.lei import hotsql, services
 from scoring.models import (
     ClubMembership,
     IdempotencyKey,
-    RenderedSheet,
     Round,
     RoundScore,
     Season,
@@ -103,23 +102,6 @@ def test_a_rows_instance_behaves_as_the_orms_and_signals_still_see_it_made(sessi
     assert values(rounds[0]) == values(Round.objects.get(pk=round_.pk))
 
 
-def test_a_viewers_first_draw_reads_the_session_its_club_and_its_log_together(session):
-    record(session, "knock", "Anne")
-    record(session, "win", "Bas")
-    with CaptureQueriesContext(connection) as queries:
-        read, seats, rounds = hotsql.session_and_log(session.pk)
-    assert len(queries) == 3  # one round trip on PostgreSQL
-    alone = hotsql.scorer_session(session.pk, None)
-    assert values(read) == values(alone)
-    assert values(read.club) == values(alone.club)
-    assert (read.is_member, read.is_admin) == (False, False)
-    log = hotsql.seats_and_rounds(session.pk)
-    assert [values(s) for s in seats] == [values(s) for s in log[0]]
-    assert [values(s.player) for s in seats] == [values(s.player) for s in log[0]]
-    assert [(values(r), r.scored) for r in rounds] == [(values(r), r.scored) for r in log[1]]
-    assert hotsql.session_and_log(987654) is None
-
-
 def test_a_missing_session_is_does_not_exist(db):
     with pytest.raises(Session.DoesNotExist):
         hotsql.lock_and_read(987654, None)
@@ -176,34 +158,3 @@ def test_the_scorers_session_comes_with_its_club_and_the_users_membership(
     assert len(queries) == 0  # the club came along
     assert values(found["nobody"]) == values(Session.objects.get(pk=session.pk))
     assert hotsql.scorer_session(987654, None) is None
-
-
-def test_a_kept_sheet_is_replaced_by_the_next_version_and_polled_with_the_version(session):
-    hotsql.keep_sheet(session.pk, "nl", 3, b"drie\x00\xff")
-    hotsql.keep_sheet(session.pk, "nl", 4, b"vier\x00\xff")
-    hotsql.keep_sheet(session.pk, "en-tv", 4, b"four\x00\xff")
-    kept = {
-        k.variant: (k.version, bytes(k.gzipped))
-        for k in RenderedSheet.objects.filter(session=session)
-    }
-    assert kept == {"nl": (4, b"vier\x00\xff"), "en-tv": (4, b"four\x00\xff")}
-
-    Session.objects.filter(pk=session.pk).update(version=4)
-    assert hotsql.poll(session.pk, "nl", -1) == (4, b"vier\x00\xff", "")
-    assert hotsql.poll(session.pk, "nl", 4) == (4, None, "")  # seen already: a 304
-    assert hotsql.poll(session.pk, "de", -1) == (4, None, "")  # nobody kept this one
-    Session.objects.filter(pk=session.pk).update(version=5)
-    assert hotsql.poll(session.pk, "nl", -1) == (5, None, "")  # the kept one is of an older version
-    assert hotsql.poll(987654, "nl", -1) is None
-
-
-@pytest.mark.django_db(transaction=True)
-def test_a_sheet_of_a_session_deleted_meanwhile_is_not_kept_and_no_error(club):
-    """A viewer draws a session's sheet while an admin deletes it: the drawing is answered, and
-    nothing is kept (it was a 500)."""
-    session = services.session_start(club=club, players=["Anne", "Bas", "Cees", "Dirk"])
-    gone_session = Session.objects.get(pk=session.pk)
-    session.delete()
-
-    hotsql.keep_sheet(gone_session.pk, "nl", 1, b"weg")
-    assert not RenderedSheet.objects.exists()

@@ -85,22 +85,19 @@ def test_the_etag_depends_on_the_language(client, session):
 
 def test_an_unchanged_poll_costs_one_query(client, session, django_assert_num_queries):
     etag = client.get(viewer_url(session), **HX)["ETag"]
-    with django_assert_num_queries(1):  # the session's version (scoring.lei.hotsql.poll)
+    with django_assert_num_queries(1):  # the session (with its club), for its version
         assert client.get(viewer_url(session), HTTP_IF_NONE_MATCH=etag, **HX).status_code == 304
 
 
-def test_a_changed_poll_drawn_first_costs_six_queries(client, session, django_assert_num_queries):
+def test_a_changed_poll_costs_four_queries(client, session, django_assert_num_queries):
     play_rounds(session, ["Anne", "Bas", "Cees"])
     url = viewer_url(session)
-    # 1. the session's version and any kept copy of it (RenderedSheet), for the ETag; 2. the
-    # session with its club; 3. seats with players; 4. the rounds; 5. the corrected rounds
-    # (the audit log), for their "verbeterd"; 6. keep the rendered copy for the table's other
-    # viewers (one INSERT ... ON CONFLICT). However many rounds were played. The table's other
-    # viewers get that copy with query 1 alone (below).
-    with django_assert_num_queries(6):
+    # 1. the session with its club, for the ETag; 2. seats with players; 3. the rounds; 4. the
+    # corrected rounds (the audit log), for their "verbeterd". However many rounds were played.
+    with django_assert_num_queries(4):
         assert client.get(url, **HX).status_code == 200
     play_rounds(session, ["Dirk", "Anne"])
-    with django_assert_num_queries(6):
+    with django_assert_num_queries(4):
         assert client.get(url, **HX).status_code == 200
 
 
@@ -142,23 +139,21 @@ def test_the_event_post_query_count(scorer, session, django_assert_num_queries):
     assert response.status_code == 200
 
 
-def test_the_other_viewers_of_a_table_get_the_kept_copy(client, session, django_assert_num_queries):
+def test_every_viewer_of_a_version_gets_the_same_sheet_and_a_new_version_anew(client, session):
     play_rounds(session, ["Anne", "Bas"])
     url = viewer_url(session)
     first = client.get(url, **HX)
-    # 1. the session's version with the kept copy of that version.
-    with django_assert_num_queries(1):
-        second = client.get(url, **HX)
+    second = client.get(url, **HX)
     assert second.content == first.content
     assert second["ETag"] == first["ETag"]
     play_rounds(session, ["Cees"])
     changed = client.get(url, HTTP_IF_NONE_MATCH=first["ETag"], **HX)
     assert changed.status_code == 200
-    assert changed.content != first.content  # a new version: rendered again, not the old copy
+    assert changed.content != first.content  # a new version: drawn again
     assert client.get(url, **HX).content == changed.content
 
 
-def test_a_poll_with_another_query_string_is_not_kept(client, session):
+def test_a_poll_with_another_query_string_is_drawn_for_it(client, session):
     url = viewer_url(session)
     odd = client.get(url + "?tv=1&x=1", **HX)
     assert "x=1" in odd.content.decode()
