@@ -6,7 +6,7 @@ from django.db import migrations
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('scoring', '0017_tournament_prizes_public'),
+        ('scoring', '0018_akkoord_and_rating_help'),
     ]
 
     operations = [
