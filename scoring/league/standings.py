@@ -438,6 +438,9 @@ def season_standings(season: Season) -> Standings:
         )
     }
     carried = _carried_over(season, {p["name"]: pid for pid, p in players.items()})
+    # Guests are listed apart from the members; a club that keeps no members (everybody typed
+    # in at the table, a guest) has nobody to list them apart from, and is ranked as one list.
+    members_kept = any(not p["is_guest"] for p in players.values())
     rows = []
     for a in aggregates:
         player = players[a["pid"]]
@@ -465,7 +468,7 @@ def season_standings(season: Season) -> Standings:
                 confirmed=player["confirmed"],
                 evenings=a["evenings"],
                 section=GUEST
-                if player["is_guest"]
+                if player["is_guest"] and members_kept
                 else (RANKED if a["evenings"] >= season.min_sessions else NOT_YET),
                 disputed=int(a["disputed"] or 0),
             )

@@ -236,6 +236,9 @@ def test_the_standings_show_the_points_on_a_phone(screen, base_url, screenshot_d
     page = screen({"width": 375, "height": 812})
     page.goto(base_url + reverse("league_season", args=[club.slug, season.pk]))
     shoot(page, screenshot_dir, "standings-phone")
+    # The page's links and notes above the table may push it below the fold: scrolled to it,
+    # every row's points and name must be on the phone's screen, none cut off at the side.
+    page.evaluate("() => document.getElementById('standings').scrollIntoView()")
     header = page.get_by_role("columnheader", name="Punten")
     column = page.evaluate(
         "(h) => [...h.parentElement.children].indexOf(h) + 1", header.element_handle()

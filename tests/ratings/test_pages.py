@@ -151,6 +151,17 @@ def test_a_guest_never_pushes_a_member_down(client, rated):
     ]
 
 
+def test_a_club_that_keeps_no_members_ranks_its_guests(client, public_club):
+    # Everybody typed in at the table is a guest: with no member to list them apart from,
+    # the standings are one ranked list, as before guests were listed apart.
+    season = Season.objects.create(club=public_club, name="Kroeg", starts_on=DAY)
+    play(public_club, ["Gijs Gast", "Hanna Gast", "Ilse Gast"], days=20, season=season)
+    assert not Player.objects.filter(club=public_club, is_guest=False).exists()
+    url = reverse("league_season", args=[public_club.slug, season.pk])
+    shown = standings_shown(client.get(url))
+    assert [row[0] for row in shown] == ["1", "2", "3"]
+
+
 def test_best_n_lists_each_players_counted_and_dropped_sessions(client, rated):
     season = Season.objects.create(club=rated, name="Herfst", starts_on=DAY, ranking={"best_n": 2})
     play(rated, ["Bas", "Cees", "Dirk"], days=30, season=season)  # Bas 2
