@@ -282,7 +282,8 @@ CHART_COLOURS = (
 _DASHES = ("", "", "", "", "7 4", "7 4", "2 4", "2 4")
 
 _W = 320  # viewBox width: on a 375 px phone the 13-unit text is about 13 px
-_PLOT = (30, 10, 310, 170)  # left, top, right, bottom of the plot area
+# The top leaves room above the highest line for the label of the line where a player is out.
+_PLOT = (30, 22, 310, 170)  # left, top, right, bottom of the plot area
 _LEGEND_ROW = 18
 _NAME_MAX = 16
 

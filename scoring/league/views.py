@@ -52,7 +52,8 @@ STANDINGS_ROWS = get_template("scoring/league/season.html#rows")
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
     """Queries: 1. the clubs that publish their standings; for a signed-in user (after the
-    session and the user) 2. their clubs, 3. running and 4. finished sessions."""
+    session and the user) 2. their clubs, 3. the clubs they organise for, 4. running and
+    5. finished sessions."""
     context: dict[str, Any] = {
         # Everyone, signed in or not, finds the public standings from here.
         "public_clubs": list(
@@ -64,6 +65,8 @@ def home(request: HttpRequest) -> HttpResponse:
         sessions = Session.objects.filter(club__in=clubs).select_related("club")
         context |= {
             "clubs": clubs,
+            # Club evenings and tournaments are a club admin's: a scorer would tap into a 403.
+            "organises": bool(clubs) and bool(access.clubs_administered_by(request.user)),
             "running": list(sessions.running().order_by("-updated_at")[:20]),
             "finished": list(sessions.finished().order_by("-updated_at")[:10]),
         }

@@ -116,8 +116,13 @@ def _live_context(request: HttpRequest, scorer: access.ScorerAccess, lei: Lei) -
         # The pages of a long sheet's folded rounds (``Lei.folded_before``).
         "sheet_url": page,
         "sheet_tot": f"{page}?tot=",
-        # Asked only after a game: a toernooi table's next game comes from the draw.
-        "again": lei.finished and can_score and not _tournament_game(scorer.session),
+        # Asked only after a game, and once the table answered "klopt de eindstand?" (a pub
+        # table taps the big button on top first): a toernooi table's next game comes from
+        # the draw.
+        "again": lei.finished
+        and can_score
+        and not _tournament_game(scorer.session)
+        and scorer.session.agreement != Session.Agreement.OPEN,
         # Each once here: the panel names them in a dozen forms.
         "urls": {
             "event": reverse("session_event", args=[pk]),

@@ -62,8 +62,9 @@ class Club(models.Model):
     )
 
     class AgreementRule(models.TextChoices):
-        ALL = "all", _("alle spellen tellen, betwiste gemarkeerd")
-        AGREED = "agreed", _("alleen spellen waar de tafel akkoord mee is")
+        # Short: the dropdown must fit a tablet's admin form; the help text tells the rest.
+        ALL = "all", _("alle spellen")
+        AGREED = "agreed", _("alleen met akkoord")
 
     # Which games the standings count (scoring/models/lei.py, ``counted_for``).
     agreement_rule = models.CharField(
@@ -74,7 +75,7 @@ class Club(models.Model):
         help_text=_(
             "Aan het eind van een spel zegt de tafel op de tablet 'akkoord' of 'niet akkoord'. "
             "Alle spellen: de stand en de rating tellen elk spel, een betwist spel krijgt een "
-            "markering. Alleen akkoord: een spel telt pas als de tafel akkoord gaf of de "
+            "markering. Alleen met akkoord: een spel telt pas als de tafel akkoord gaf of de "
             "clubbeheerder het accepteerde."
         ),
     )

@@ -99,6 +99,9 @@ class TournamentAdmin(ClubScopedAdmin):
     list_filter = ["status", ("club", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["name"]
     date_hierarchy = "date"
+    # Said again here: the entries count groups the query, and Django leaves Meta.ordering out
+    # of a grouped query, so the autocomplete's pages would come unordered.
+    ordering = Tournament._meta.ordering
     list_select_related = ["club"]
     readonly_fields = [
         "club",

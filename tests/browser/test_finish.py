@@ -37,6 +37,7 @@ def test_ending_a_played_game_takes_two_taps_and_offers_the_next_one(page, base_
     expect(page.locator("#panel")).to_contain_text("Uitgespeeld")
     assert Session.objects.get(pk=session.pk).status == "finished"
 
+    page.get_by_role("button", name="Iedereen akkoord").click()  # the table answers first
     page.get_by_role("button", name="Nieuw spel, zelfde spelers").click()
     page.wait_for_url(lambda url: f"/sessies/{session.pk}/" not in url)
     expect(page.get_by_role("button", name="Toep: Anne", exact=True)).to_be_visible()

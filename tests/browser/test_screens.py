@@ -180,7 +180,7 @@ def test_the_tablet_in_the_dark_keeps_its_contrast(screen, base_url, screenshot_
     assert contrast_problems(page) == []
 
 
-def test_a_finished_game_shows_nieuw_spel_in_view(screen, base_url, screenshot_dir):
+def test_a_finished_game_shows_akkoord_then_nieuw_spel_in_view(screen, base_url, screenshot_dir):
     club, season = club_with_season()
     session = services.session_start(
         club=club, players=EIGHT[:4], season=season, overrides={"max_points": 3}
@@ -189,6 +189,9 @@ def test_a_finished_game_shows_nieuw_spel_in_view(screen, base_url, screenshot_d
         record(session, "win", "Anne")
     page = screen(SIZES["landscape"])
     open_tablet(page, base_url, session)
+    assert boxes_outside(page, "#akkoord button") == []
+    page.get_by_role("button", name="Iedereen akkoord").click()
+    page.locator(".again button").wait_for()
     shoot(page, screenshot_dir, "tablet-finished")
     assert boxes_outside(page, ".again button") == []
     assert boxes_outside(page, "#totals li") == []

@@ -134,3 +134,16 @@ def test_home_shows_running_sessions_to_a_member_and_login_to_others(client, mem
     html = client.get(reverse("home")).content.decode()
     assert reverse("tablet", args=[session.pk]) in html
     assert reverse("session_new") in html
+
+
+def test_home_offers_club_evenings_and_tournaments_only_to_who_may_organise_them(
+    client, member, club
+):
+    client.force_login(member)
+    for url in (reverse("evening_new"), reverse("tournament_list")):
+        assert url not in client.get(reverse("home")).content.decode()
+    assert client.get(reverse("evening_new")).status_code == 403  # what the button led to
+    ClubMembership.objects.filter(user=member).update(role=ClubMembership.Role.ADMIN)
+    html = client.get(reverse("home")).content.decode()
+    assert reverse("evening_new") in html
+    assert reverse("tournament_list") in html

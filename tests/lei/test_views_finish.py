@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from scoring import access, writes
-from scoring.lei import funnel, seals, services
+from scoring.lei import akkoord, funnel, seals, services
 from scoring.models import AuditEntry, ClubMembership, Season, Session, SessionResult
 from tests.conftest import make_session, play_rounds, record
 from tests.lei.test_views_tablet import editor_data
@@ -215,6 +215,10 @@ def test_a_finished_game_offers_the_next_one_with_the_same_players(scorer, club,
     play_rounds(session, ["Cees", "Cees"])  # Anne and Dirk are out: Cees is the toepkoning
     session.refresh_from_db()
     assert session.status == Session.Status.FINISHED
+    html = scorer.get(tablet(session)).content.decode()
+    assert "Klopt de eindstand?" in html
+    assert "Nieuw spel, zelfde spelers" not in html  # the table answers that first
+    akkoord.session_agree(session=session)
     html = scorer.get(tablet(session)).content.decode()
     assert 'aria-label="Nieuw spel, zelfde spelers"' in html
     assert "Dezelfde stoelen en regels; Cees deelt." in html
