@@ -105,6 +105,7 @@ class Gunicorn:
     ) -> None:
         self.port = port
         self.workers = workers
+        self.asgi = asgi
         self.log = open(log_dir / f"gunicorn-{port}.log", "w")  # noqa: SIM115
         app, worker = (
             ("toepen_site.asgi:application", "uvicorn_worker.UvicornWorker")
