@@ -17,7 +17,7 @@ Run with ``make bench-load`` (``python bench/load.py [--write BENCHMARKS.md] [op
 
 Stream viewers (``--viewer-mode stream``, or ``BENCH_VIEWER_MODE=stream``): beside each sync
 gunicorn, the streams' ASGI server (gunicorn with uvicorn's worker on ``toepen_site.asgi``,
-the same settings, ``PUSH=on`` on both, ``BENCH_STREAM_WORKERS`` workers, default 2) on
+the same settings, ``PUSH=on`` on both, ``BENCH_STREAM_WORKERS`` workers, default 1) on
 ``--stream-port`` (default ``--port`` + 10); pages and taps go to the sync server, each viewer
 holds ``/stroom/?deel=/kijk/<signed>/`` open on the ASGI one (through nginx, ``/stroom/``
 routed to the ASGI servers, in the scale-out run). Each viewer checks it received every
