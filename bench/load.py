@@ -17,7 +17,7 @@ Run with ``make bench-load`` (``python bench/load.py [--write BENCHMARKS.md] [op
 
 Stream viewers (``--viewer-mode stream``, or ``BENCH_VIEWER_MODE=stream``): beside each sync
 gunicorn, the streams' ASGI server (gunicorn with uvicorn's worker on ``toepen_site.asgi``,
-the same settings, ``PUSH=on`` on both, ``BENCH_STREAM_WORKERS`` workers, default 2) on
+the same settings, ``PUSH=on`` on both, ``BENCH_STREAM_WORKERS`` workers, default 1) on
 ``--stream-port`` (default ``--port`` + 10); pages and taps go to the sync server, each viewer
 holds ``/stroom/?deel=/kijk/<signed>/`` open on the ASGI one (through nginx, ``/stroom/``
 routed to the ASGI servers, in the scale-out run). Each viewer checks it received every
@@ -381,7 +381,14 @@ def mixed_table(out: dict[str, Any], title: str, *, judged: bool = True) -> str:
         f" too) + PostgreSQL: **{(out['app_cpu_s'] + out['db_cpu_s']) / wall:.2f} cores**.",
     ]
     if out.get("stream_missed") is not None:
-        lines += ["", f"Stream viewers: {out['stream_missed']} versions missed in all."]
+        stream = out.get("stream_cpu_s", 0.0)
+        lines += [
+            "",
+            f"Stream viewers: {out['stream_missed']} versions missed in all. Of gunicorn's CPU,"
+            f" the sync server (pages, taps) {out['app_cpu_s'] - stream:.1f} s"
+            f" ({(out['app_cpu_s'] - stream) / wall:.2f} cores), the streams' ASGI server"
+            f" ({stream_workers()} workers) {stream:.1f} s ({stream / wall:.2f} cores).",
+        ]
     if out["samples"]:
         lines += ["", "First errors: " + "; ".join(f"`{s[:100]}`" for s in out["samples"][:5])]
     return "\n".join(lines)
@@ -560,8 +567,9 @@ def main() -> int:
                 f"{what}: {args.tablets} tablets, {args.viewers} viewers ({args.viewer_mode}),"
                 f" {args.duration:g} s"
             )
+            stream_pids = [p for s in servers if s.asgi for p in s.pids]
             out = run_loadgen(
-                mixed_spec(tables, base, stream_base),
+                {**mixed_spec(tables, base, stream_base), "stream_pids": stream_pids},
                 "mixed",
                 [p for s in servers for p in s.pids],
             )

@@ -625,8 +625,14 @@ async def mixed(spec: dict[str, Any], recorder: Recorder) -> dict[str, Any]:
         for v in viewers:
             v.count_early(answered, recorder)
     elapsed = time.perf_counter() - start
+    cpu_after = CpuSample.take(spec["app_pids"])
     window = {
-        **CpuSample.take(spec["app_pids"]).since(cpu_before),
+        **cpu_after.since(cpu_before),
+        # Of the app's CPU, the streams' ASGI server's part (the rest: the sync one's).
+        "stream_cpu_s": sum(
+            cpu_after.app.get(p, 0.0) - cpu_before.app.get(p, 0.0)
+            for p in spec.get("stream_pids", [])
+        ),
         "loadgen_cpu_s": _own_cpu() - own_before,
         "loadgen_wall_s": elapsed,
     }

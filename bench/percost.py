@@ -153,8 +153,10 @@ def main() -> int:
     pg: dict[str, float] = dict.fromkeys(kinds, 0.0)
     warm = 2 * len(tables)
 
+    profiled = args.profile
+
     def timed(kind: str, measured: bool, call, *args, **kwargs):
-        profiling = profile is not None and measured and kind == args.profile
+        profiling = profile is not None and measured and kind == profiled
         pg_before = backend_cpu() if measured else 0.0
         if profiling:
             profile.enable()

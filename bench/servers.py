@@ -92,8 +92,8 @@ class CpuSample:
 
 
 def stream_workers() -> int:
-    """The ASGI servers' workers for the streams (README, "Production": two an app server)."""
-    return int(os.environ.get("BENCH_STREAM_WORKERS", "2"))
+    """The ASGI servers' workers for the streams (README, "Production": one an app server)."""
+    return int(os.environ.get("BENCH_STREAM_WORKERS", "1"))
 
 
 class Gunicorn:
@@ -105,6 +105,7 @@ class Gunicorn:
     ) -> None:
         self.port = port
         self.workers = workers
+        self.asgi = asgi
         self.log = open(log_dir / f"gunicorn-{port}.log", "w")  # noqa: SIM115
         app, worker = (
             ("toepen_site.asgi:application", "uvicorn_worker.UvicornWorker")
