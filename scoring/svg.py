@@ -282,8 +282,8 @@ CHART_COLOURS = (
 _DASHES = ("", "", "", "", "7 4", "7 4", "2 4", "2 4")
 
 _W = 320  # viewBox width: on a 375 px phone the 13-unit text is about 13 px
-# The top leaves room above the highest line for the label of the line where a player is out.
-_PLOT = (30, 22, 310, 170)  # left, top, right, bottom of the plot area
+_PLOT = (30, 10, 310, 170)  # left, top, right, bottom of the plot area
+_TEXT_HEIGHT = 10  # what the chart's 13-unit text rises above its baseline
 _LEGEND_ROW = 18
 _NAME_MAX = 16
 
@@ -399,11 +399,13 @@ def score_chart(
             )
         )
         max_label = labels.get("max", "{max}").replace("{max}", str(max_points))
+        # Above the line, unless the line is the plot's top: then below it, inside the picture.
+        label_y = y - 5 if y - 5 - _TEXT_HEIGHT >= 0 else y + 5 + _TEXT_HEIGHT
         texts.append(
             format_html(
                 '<text class="lei-chart__max-label" x="{}" y="{}">{}</text>',
                 left + 4,
-                _n(y - 5),
+                _n(label_y),
                 max_label,
             )
         )

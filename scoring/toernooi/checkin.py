@@ -25,7 +25,7 @@ import json
 import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.db import transaction
@@ -235,6 +235,7 @@ class PasteLine:
     playing: bool = False  # in this tournament already: nothing changes for them
     problem: str = ""
     also_in: tuple[str, ...] = ()
+    like: str = ""  # a new guest's name that the club knows spelled a little differently
 
     @property
     def kind(self) -> str:
@@ -346,7 +347,7 @@ def paste_plan(tournament: Tournament, text: str) -> PastePlan:
                 also_in=tuple(others.get(player.pk, ())) if player else (),
             )
         )
-    plan = PastePlan(lines=lines)
+    plan = PastePlan(lines=_with_likenesses(tournament, lines))
     if tournament.status != Tournament.Status.OPEN:
         plan.problem = _("Dit toernooi is afgelopen.")
     elif first > tournament.series_count:
@@ -356,6 +357,28 @@ def paste_plan(tournament: Tournament, text: str) -> PastePlan:
     if not plan.problem and joining and entered + joining > MAX_PLAYERS:
         plan.problem = _("Een toernooi heeft hoogstens %(max)s spelers.") % {"max": MAX_PLAYERS}
     return plan
+
+
+def _loose(name: str) -> str:
+    """A name without its spaces, hyphens and dots: "Jan Willem" and "Jan-Willem" alike."""
+    return "".join(c for c in name_key(name) if c.isalnum())
+
+
+def _with_likenesses(tournament: Tournament, lines: list[PasteLine]) -> list[PasteLine]:
+    """A new guest whose name the club knows spelled otherwise ("Jan Willem", member
+    "Jan-Willem") is pointed out: a second player for one person splits their history.
+    One query, only when the list has new names."""
+    new = {_loose(line.name) for line in lines if line.kind == "new"} - {""}
+    if not new:
+        return lines
+    known: dict[str, str] = {}
+    for name in Player.objects.filter(club_id=tournament.club_id).values_list("name", flat=True):
+        if (loose := _loose(name)) in new:
+            known.setdefault(loose, name)
+    return [
+        replace(line, like=known.get(_loose(line.name), "")) if line.kind == "new" else line
+        for line in lines
+    ]
 
 
 class PasteChanged(TournamentError):

@@ -11,8 +11,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils.translation import gettext_lazy
+
 from scoring.models import Player, Series, SessionResult, Tournament
 from scoring.toernooi.selectors import StandingRow, Standings, tournament_standings
+
+# Why one of two players equal at the final table stands above the other.
+BY_THE_SERIES = gettext_lazy("stand na de series")
 
 
 @dataclass
@@ -91,7 +96,10 @@ def final_order(tournament: Tournament, standings: Standings | None = None) -> l
             and final_places[previous.player.pk] == final_places[row.player.pk]
             and previous.place == row.place
         )
-        add(row, final_places[row.player.pk], same, "")
+        tied_at_final = (
+            previous is not None and final_places[previous.player.pk] == final_places[row.player.pk]
+        )
+        add(row, final_places[row.player.pk], same, str(BY_THE_SERIES) if tied_at_final else "")
         previous = row
     previous = None
     for row in rows:

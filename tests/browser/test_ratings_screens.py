@@ -52,6 +52,8 @@ def test_the_ratings_and_the_rating_chart_fit_the_screen(
 
     anne = Player.objects.get(name="Anne de Vries")
     page.goto(base_url + reverse("league_player", args=[rated_club.slug, anne.pk]))
+    assert page.locator("#head-to-head tbody tr").count() > 3
+    assert page.evaluate("document.documentElement.scrollWidth") <= SIZES[size]["width"]
     chart = page.locator("#rating svg.lei-chart")
     assert chart.count() == 1
     box = chart.bounding_box()

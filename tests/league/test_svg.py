@@ -195,6 +195,14 @@ def test_chart_has_a_line_per_player_and_a_max_line():
     assert len(lines[0].get("d").split("L")) == 4  # rounds 0..3
 
 
+@pytest.mark.parametrize("totals", [[0, 1, 3], [0, 4, 12]])
+def test_the_max_line_label_is_inside_the_picture(totals):
+    """The max line is often the plot's top: its label goes under it then, not off the top."""
+    root = parse(score_chart({"Anne": totals}, max_points=10, labels={"title": "t", "max": "m"}))
+    label = next(t for t in root.iter(f"{SVG}text") if t.get("class") == "lei-chart__max-label")
+    assert float(label.get("y")) - 10 >= 0
+
+
 def test_chart_without_max_points_and_with_negative_totals():
     root = parse(score_chart({"A": [0, -1, -2]}, max_points=None, labels={"title": "t"}))
     assert not [p for p in root.iter(f"{SVG}path") if p.get("class") == "lei-chart__max"]

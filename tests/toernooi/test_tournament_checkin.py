@@ -246,6 +246,20 @@ def test_a_pasted_list_is_shown_before_anything_is_saved(org, tournament, other,
     assert selectors.corrections(tournament)[0].text.startswith("Lijst aangemeld (5)")
 
 
+def test_a_new_guest_named_like_a_known_player_is_pointed_out(org, tournament, club):
+    Player.objects.create(club=club, name="Jan-Willem")
+    Player.objects.create(club=club, name="Anne")
+    response = paste(org, tournament, "Jan Willem\nJ.W. Smit\nAnne")
+    plan = plan_of(response)
+    assert [(line.name, line.kind, line.like) for line in plan.lines] == [
+        ("Jan Willem", "new", "Jan-Willem"),
+        ("J.W. Smit", "new", ""),
+        ("Anne", "member", ""),
+    ]
+    assert "let op: de club kent “Jan-Willem”" in response.content.decode()
+    assert not Player.objects.filter(name="Jan Willem").exists()
+
+
 @pytest.mark.parametrize(
     ("text", "why"),
     [

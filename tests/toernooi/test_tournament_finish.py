@@ -120,6 +120,35 @@ def test_after_the_final_the_public_standings_show_the_final_order(client, publi
     assert "finaletafel: 1e" in text
 
 
+def test_equal_at_the_final_table_the_row_below_says_the_series_decided(client, public):
+    """Two tables' winners and two seconds at the final, won by a second: the other three
+    share 2nd place there, and the standings after the series put the second below the
+    winners. The page says why."""
+    eight = [Player.objects.create(club=public, name=f"Speler {n}") for n in range(1, 9)]
+    tournament = with_final(public, eight)
+    top = finish.final_order(tournament)[:4]
+    assert [r.final_place for r in top] == [1, 2, 2, 2]
+    assert [(r.place, r.decided_by) for r in top] == [
+        (1, ""),
+        (2, ""),
+        (2, ""),
+        (4, "stand na de series"),
+    ]
+    html = client.get(reverse("tournament_standings", args=[public.slug, tournament.pk]))
+    assert html.content.decode().count("(stand na de series)") == 1
+
+
+def test_the_final_table_is_closed_by_its_own_name(org, club):
+    eight = [Player.objects.create(club=club, name=f"Speler {n}") for n in range(1, 9)]
+    tournament = tournaments.tournament_create(club=club, name="Finale-avond", series_count=1)
+    tournament_results.series_finish(series=finished_series(tournament, eight))
+    final = tournament_results.final_table_create(tournament=tournament, seed=3)
+    page = org.get(reverse("tournament_series", args=[tournament.pk, final.number]))
+    text = page.content.decode()
+    assert "Finaletafel afsluiten" in text
+    assert "Serie afsluiten" not in text
+
+
 def test_after_the_final_the_tv_shows_the_final_order(client, public, members):
     tournament = with_final(public, members)
     order = finish.final_order(tournament)
