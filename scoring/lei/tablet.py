@@ -193,6 +193,14 @@ class Lei:
         return self.session.status == Session.Status.LOCKED
 
     @property
+    def table_closed(self) -> bool:
+        """The game was ended by hand (``funnel.SessionClosed``: finished while its replay is
+        not): no tap of the table changes it any more, undo included, so the tablet offers
+        none; a club admin reopens it. (A toernooi's closed series still shows undo, and its
+        refusal says why: the organiser's closing is news to the table.)"""
+        return self.session.status == Session.Status.FINISHED and not self.result.finished
+
+    @property
     def unit_is_lives(self) -> bool:
         return self.result.rules.get("unit") == "lives"
 

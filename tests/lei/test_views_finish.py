@@ -84,6 +84,16 @@ def test_a_confirmed_finish_ends_the_game_with_the_places_as_they_are(scorer, se
     assert SessionResult.objects.filter(session=session).count() == 4
 
 
+def test_a_game_ended_by_hand_offers_no_undo_that_would_be_refused(scorer, session):
+    play_rounds(session, ["Anne", "Bas"])
+    assert 'class="round-panel__undo"' in scorer.get(tablet(session)).content.decode()
+    html = finish(scorer, session).content.decode()
+    # Every tap of the table is refused now (only a club admin reopens the game): no undo.
+    assert "Uitgespeeld" in html
+    assert 'class="round-panel__undo"' not in html
+    assert 'class="round-panel__undo"' not in scorer.get(tablet(session)).content.decode()
+
+
 def test_the_question_says_a_game_without_a_finished_round_is_thrown_away(scorer, session):
     record(session, "knock", "Anne")  # round 1 is being played, none is finished
     step = finish_step(scorer.get(tablet(session)).content.decode())
