@@ -300,7 +300,7 @@ def player_page(request: HttpRequest, viewer: Viewer, player_id: int) -> HttpRes
                     "fold": _percent(stats.fold_rate),
                 },
                 "chart": chart,
-                "rating": f"{history[-1]:.1f}" if history else None,
+                "rating": number_format(history[-1], 1) if history else None,
                 "rating_games": len(history),
                 "rating_chart": rating_chart,
                 "rivals": rivals,

@@ -7,6 +7,7 @@ from decimal import Decimal
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.formats import number_format
 from django.views.decorators.http import require_GET
 
 from scoring import access
@@ -22,7 +23,7 @@ def _lines(viewer: Viewer, rows: list[selectors.RatingRow]) -> list[dict]:
         {
             "row": row,
             "name": viewer.name(row.name, row.public_initials),
-            "rating": f"{row.rating:.1f}",
+            "rating": number_format(row.rating, 1),  # 23,5 in Dutch, as the page's other numbers
             # A guest a scorer link added has no public player page until the club confirms.
             "linked": row.confirmed or viewer.member,
         }

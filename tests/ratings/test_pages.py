@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import datetime
 import io
+import re
 
 import pytest
 from django.urls import reverse
@@ -149,6 +150,16 @@ def test_a_guest_never_pushes_a_member_down(client, rated):
         ("2", "Cees"),
         (APART, "Gijs Gast"),
     ]
+
+
+def test_the_rating_is_written_as_numbers_are_in_the_pages_language(client, rated):
+    url = reverse("league_ratings", args=[rated.slug])
+    dutch = client.get(url).content.decode()
+    english = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    number = r'<td class="num">-?\d+{}\d</td>'
+    assert re.search(number.format(","), dutch)
+    assert not re.search(number.format(r"\."), dutch)
+    assert re.search(number.format(r"\."), english)
 
 
 def test_a_club_that_keeps_no_members_ranks_its_guests(client, public_club):
