@@ -162,7 +162,7 @@ def checkin_guest(*, evening: Evening, token: str, name: Any, phone: str) -> Eve
             raise CheckinError(_("Vul je naam in."))
         if len(typed) > Player._meta.get_field("name").max_length:
             raise CheckinError(_("Die naam is te lang."))
-        if Player.objects.filter(club=locked.club, name_key=names.name_key(typed)).exists():
+        if checkin.club_player_named(locked.club_id, typed) is not None:
             raise CheckinError(
                 _("Die naam kent de club al: zoek hem hierboven, of vraag de organisator.")
             )
