@@ -37,29 +37,9 @@ PLAYERS = ["Anne", "Bas", "Cees", "Dirk", "Eva", "Fleur"]
 def _setup(url: str | None) -> None:
     if url is None:
         url = "sqlite:///" + str(Path(tempfile.mkdtemp()) / "longsess.sqlite3")
-    os.environ.update(
-        DATABASE_URL=url,
-        DJANGO_SETTINGS_MODULE="bench.settings",
-        DEBUG="false",
-        SECRET_KEY="bench-only-" + "x" * 40,
-        ALLOWED_HOSTS="testserver",
-        SECURE_SSL_REDIRECT="false",
-        SECURE_COOKIES="false",
-        SECURE_HSTS_SECONDS="0",
-        LOG_LEVEL="WARNING",
-    )
-    import django
-    from django.conf import settings
+    from bench import django_env
 
-    # The pages name their static files; unhashed names spare a collectstatic for this.
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-    }
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
+    django_env.start(url)
 
 
 def _session(club, rounds: int):

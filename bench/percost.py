@@ -44,28 +44,9 @@ EXTRA = ("push draw",)
 
 
 def _setup(url: str) -> None:
-    os.environ.update(
-        DATABASE_URL=url,
-        DJANGO_SETTINGS_MODULE="bench.settings",
-        DEBUG="false",
-        SECRET_KEY="bench-only-" + "x" * 40,
-        ALLOWED_HOSTS="testserver",
-        SECURE_SSL_REDIRECT="false",
-        SECURE_COOKIES="false",
-        SECURE_HSTS_SECONDS="0",
-        LOG_LEVEL="WARNING",
-    )
-    import django
-    from django.conf import settings
+    from bench import django_env
 
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-    }
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
+    django_env.start(url)
 
 
 def _tables(count: int) -> list[dict]:

@@ -45,20 +45,10 @@ def main() -> int:
     )
     args = parser.parse_args()
 
-    from bench import league
+    from bench import django_env, league
 
     url = args.database_url or os.environ.get("BENCH_DATABASE_URL", league.DEFAULT_URL)
-    os.environ.update(
-        DATABASE_URL=url,
-        DJANGO_SETTINGS_MODULE="bench.settings",
-        DEBUG="false",
-        SECRET_KEY="bench-only-" + "x" * 40,
-        ALLOWED_HOSTS="testserver",
-        SECURE_SSL_REDIRECT="false",
-        SECURE_COOKIES="false",
-        SECURE_HSTS_SECONDS="0",
-        LOG_LEVEL="WARNING",
-    )
+    django_env.environ(url)
     from bench import load
 
     league._setup(url)

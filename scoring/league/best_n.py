@@ -6,16 +6,18 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from scoring.league.standings import Ranking, results_in_scope, results_over, with_points
+from scoring.league.standings import (
+    BEST_WINDOW,
+    PLACEMENT,
+    Ranking,
+    results_in_scope,
+    results_over,
+    with_points,
+)
 from scoring.models import Season
 
-# The same order as the standings' ``best`` window (scoring/league/standings.py): what is
-# listed as counted is exactly what was summed.
-_GAMES_SQL = """
-SELECT pid, pts, ROW_NUMBER() OVER (PARTITION BY pid ORDER BY pts DESC, played_on DESC, sid DESC)
-       AS best
-FROM ({inner}) r
-"""
+# The standings' own ``best`` window: what is listed as counted is exactly what was summed.
+_GAMES_SQL = f"SELECT pid, pts, {BEST_WINDOW} AS best FROM ({{inner}}) r"  # noqa: S608 (constants)
 
 
 @dataclass
@@ -27,7 +29,7 @@ class CountedGames:
 def counted_and_dropped(season: Season, ranking: Ranking) -> dict[int, CountedGames]:
     """Per player, the points of the sessions that count and of those dropped: one query, and
     none when the season counts every session."""
-    if not ranking.best_n or ranking.scoring != "placement":
+    if not ranking.best_n or ranking.scoring != PLACEMENT:
         return {}
     inner = with_points(results_in_scope(club_id=season.club_id, season_id=season.pk), ranking)
     games: dict[int, CountedGames] = defaultdict(CountedGames)

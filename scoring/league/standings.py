@@ -386,6 +386,10 @@ class Standings:
     rows: list[StandingRow]
 
 
+# Each player's sessions best first, for ``best_n``: also what ``scoring.league.best_n`` lists
+# as counted, so that it is exactly what was summed.
+BEST_WINDOW = "ROW_NUMBER() OVER (PARTITION BY pid ORDER BY pts DESC, played_on DESC, sid DESC)"
+
 # The form columns: the place and the table size of each player's five latest sessions.
 _STANDINGS_SQL = """
 SELECT pid, COUNT(*) AS sessions, COUNT(DISTINCT played_on) AS evenings,
@@ -405,12 +409,13 @@ SELECT pid, COUNT(*) AS sessions, COUNT(DISTINCT played_on) AS evenings,
        MAX(CASE WHEN recent = 5 THEN table_size END) AS form5_size
 FROM (
     SELECT r.*,
-           ROW_NUMBER() OVER (PARTITION BY pid ORDER BY pts DESC, played_on DESC, sid DESC) AS best,
+           {best_window} AS best,
            ROW_NUMBER() OVER (PARTITION BY pid ORDER BY played_on DESC, sid DESC) AS recent
     FROM ({inner}) r
 ) ranked
 GROUP BY pid
 """
+_STANDINGS_SQL = _STANDINGS_SQL.replace("{best_window}", BEST_WINDOW)
 
 
 def season_standings(season: Season) -> Standings:
