@@ -43,6 +43,7 @@ from scoring.lei.sessionfile import (
 from scoring.models import (
     AuditEntry,
     Club,
+    EveningTable,
     Player,
     Round,
     RoundScore,
@@ -455,9 +456,14 @@ def session_finish(
 
 
 def _has_places_unplayed(session: Session) -> bool:
-    """A game carried over from a paper lei (start totals) or a toernooi table's game has
-    places without a finished round: at the table's time, an unplayed table is a shared place."""
-    return bool(session.start) or TournamentTable.objects.filter(session=session).exists()
+    """A game carried over from a paper lei (start totals), or a drawn table's game (a
+    toernooi's or a club evening's), has places without a finished round: at the table's time,
+    an unplayed table is a shared place, and the draw keeps the table it made."""
+    return (
+        bool(session.start)
+        or TournamentTable.objects.filter(session=session).exists()
+        or EveningTable.objects.filter(session=session).exists()
+    )
 
 
 class _NothingPlayed(Exception):

@@ -285,6 +285,25 @@ def test_a_club_evening_draws_rounds_of_ordinary_games(organiser, evening, membe
     assert all(len(a & b) == 2 for a in first for b in second)
 
 
+def test_a_drawn_table_ended_before_a_round_keeps_its_game_as_a_shared_place(
+    organiser, evening, members
+):
+    # "Spel beëindigen" with no round played: the draw keeps its table (no 500 on the
+    # protected link), and the game ends with everyone on one shared place, as a toernooi's.
+    for name in NAMES[:4]:
+        services.checkin_by_organiser(evening=evening, name=name)
+    organiser.post(reverse("evening_draw", args=[evening.pk]), {"round": "1"})
+    table = evening.tables.order_by("number").first()
+    session = table.session
+    from scoring.lei import services as lei_services
+
+    lei_services.session_finish(session=session)
+    session.refresh_from_db()
+    assert session.status == Session.Status.FINISHED
+    assert evening.tables.filter(pk=table.pk).exists()
+    assert {r.place for r in session.results.all()} == {1}
+
+
 def test_too_few_players_draw_nothing(organiser, evening, members):
     services.checkin_by_organiser(evening=evening, name="Bas Bakker")
     page = organiser.post(reverse("evening_draw", args=[evening.pk]), {"round": "1"}, follow=True)
