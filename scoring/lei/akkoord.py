@@ -21,7 +21,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from scoring import names
+from scoring.lei.funnel import lock_session
 from scoring.models import AuditEntry, Session
+from scoring.push import notify
 from scoring.ratings.services import ratings_refresh
 from scoring.writes import ServiceError, actor_of
 
@@ -95,8 +97,9 @@ def session_accept(*, session: Session, actor: Any = None) -> bool:
 def _write(session: Session, actor: Any, action: str, decide) -> bool:
     actor = actor_of(actor)
     with transaction.atomic():
-        # The row lock first: two tablets tapping at once decide one after the other.
-        locked = Session.objects.select_for_update().get(pk=session.pk)
+        # The row lock first: two tablets tapping at once decide one after the other
+        # (``funnel.SessionGone`` when an admin deleted the game meanwhile).
+        locked = lock_session(session)
         if locked.status not in OVER:
             raise AgreementRefused(_("Het spel is nog niet uitgespeeld."))
         decided = decide(locked)
@@ -108,6 +111,9 @@ def _write(session: Session, actor: Any, action: str, decide) -> bool:
         locked.version += 1
         locked.updated_at = timezone.now()
         locked.save(update_fields=["agreement", "dispute_note", "version", "updated_at"])
+        # The new version to the open streams (its tablets, viewers, the club's evening), as
+        # every other write of a session does, when this transaction commits.
+        notify.session_changed(locked.pk, locked.version, locked.club_id)
         after = {"agreement": locked.agreement}
         if locked.dispute_note:
             after["note"] = locked.dispute_note

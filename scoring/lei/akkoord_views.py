@@ -10,13 +10,14 @@ from django.views.decorators.http import require_POST
 
 from scoring import access
 from scoring.http import HtmxHttpRequest
-from scoring.lei import akkoord
+from scoring.lei import akkoord, funnel, outbox
 from scoring.lei.taplimit import tap_limited
-from scoring.lei.views import answer_write
+from scoring.lei.views import answer_gone, answer_write
 
 
 @require_POST
 @access.requires(access.scorer)
+@outbox.same_person
 @tap_limited
 def session_agree(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     """ "Iedereen akkoord": the table agrees with the final lei."""
@@ -24,11 +25,14 @@ def session_agree(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> Http
         akkoord.session_agree(session=scorer.session, actor=scorer.actor)
     except akkoord.AgreementRefused as refused:
         return answer_write(request, scorer, error=str(refused))
+    except funnel.SessionGone:
+        return answer_gone(request)
     return answer_write(request, scorer)
 
 
 @require_POST
 @access.requires(access.scorer)
+@outbox.same_person
 @tap_limited
 def session_dispute(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     """ "Niet akkoord", with a few words: the game is disputed, for the club admin."""
@@ -38,4 +42,6 @@ def session_dispute(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> Ht
         )
     except akkoord.AgreementRefused as refused:
         return answer_write(request, scorer, error=str(refused))
+    except funnel.SessionGone:
+        return answer_gone(request)
     return answer_write(request, scorer)

@@ -1,6 +1,7 @@
 """The reads of a tap, written out once (``access.scorer``, ``funnel.session_write``), and the
-tap limit's count (``tap_allowance``). A viewer's poll reads through the ORM
-(``viewer_views``): with push it is the fallback's, rare.
+tap limit's count (``tap_allowance``). A viewer's poll reads its session through the ORM
+(``viewer_views``): with push it is the fallback's, rare; its log is the tablet page's
+(``seats_and_rounds``), so that it is not written out twice.
 
 With the ORM's reads instead (``bench/orm_reads.py``) a tap costs more CPU (BENCHMARKS.md,
 "Ablation"). Rows come back as model
@@ -254,7 +255,8 @@ def lock_and_read(
 
 
 def seats_and_rounds(session_id: int) -> tuple[list[Seat], list[Round]]:
-    """``seats`` and ``rounds`` of the session: the log the tablet's page is drawn from."""
+    """``seats`` and ``rounds`` of the session: the log the tablet's page and a viewer's are
+    drawn from."""
     seat_rows, round_rows = _run_all([(_seats_sql(), [session_id]), (_rounds_sql(), [session_id])])
     return _seats(seat_rows), _rounds(round_rows)
 

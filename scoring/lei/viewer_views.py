@@ -7,7 +7,6 @@ or revoked link answers 410 with a page that says so."""
 
 from __future__ import annotations
 
-from django.db.models import Exists, OuterRef
 from django.http import (
     Http404,
     HttpResponse,
@@ -22,9 +21,10 @@ from django.views.decorators.http import require_http_methods
 
 from scoring import access
 from scoring.http import HtmxHttpRequest
+from scoring.lei import hotsql
 from scoring.lei.sessionfile import file_from_rows, public_file
 from scoring.lei.tablet import Lei, build_lei, shown_until
-from scoring.models import Round, RoundScore, Seat, Session
+from scoring.models import Session
 from scoring.names import public_names
 
 
@@ -59,18 +59,9 @@ def viewer(request: HtmxHttpRequest, signed: str) -> HttpResponse:
     asked = parse_etags(request.META.get("HTTP_IF_NONE_MATCH", ""))
     if etag in {e.removeprefix("W/") for e in asked}:
         return _viewer_headers(HttpResponseNotModified(), etag)
-    lei = _viewer_lei(session, *_log(pk), full=full)
+    lei = _viewer_lei(session, *hotsql.seats_and_rounds(pk), full=full)
     lei.until = shown_until(request.GET.get("tot")) if query else None
     return _viewer_headers(_viewer_render(request, session, lei, tv, base), etag)
-
-
-def _log(pk: int) -> tuple[list[Seat], list[Round]]:
-    """The session's seats in order with their players, and its rounds in order, each with
-    ``scored``: whether its scores are stored."""
-    seats = Seat.objects.filter(session_id=pk).select_related("player").order_by("position")
-    scored = Exists(RoundScore.objects.filter(round=OuterRef("pk")))
-    rounds = Round.objects.filter(session_id=pk).annotate(scored=scored).order_by("number")
-    return list(seats), list(rounds)
 
 
 def _viewer_lei(session: Session, seats: list, rounds: list, *, full: bool) -> Lei:

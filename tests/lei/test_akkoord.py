@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 
 from scoring.league import standings
-from scoring.lei import akkoord, services
+from scoring.lei import akkoord, funnel, outbox, services
 from scoring.models import AuditEntry, Club, ClubMembership, Season, Session
 from scoring.toernooi import checkin
 from scoring.toernooi import services as tournaments
@@ -76,6 +76,33 @@ def test_everyone_agrees_once_however_often_it_is_tapped(scorer, club, people):
     session.refresh_from_db()
     assert (session.agreement, session.version) == ("agreed", version)
     assert entries(session, "agree") == 1
+
+
+def test_an_akkoord_kept_for_another_person_is_refused_and_changes_nothing(
+    scorer, club, people, user, django_user_model
+):
+    """Both akkoord forms are the outbox's (``data-outbox``): a tap it kept for someone else
+    who used this browser is refused, as every other tap is (scoring/lei/outbox.py)."""
+    session = finished(club)
+    other = outbox.person_id(django_user_model.objects.create_user("tweede", password="x"))
+    for answer in (
+        agree(scorer, session, HTTP_X_LEI_PERSON=other, **HX),
+        dispute(scorer, session, "telt niet", HTTP_X_LEI_PERSON=other, **HX),
+    ):
+        assert (answer.status_code, answer["X-Lei-Other-Person"]) == (403, "1")
+    session.refresh_from_db()
+    assert session.agreement == "open"
+    mine = agree(scorer, session, HTTP_X_LEI_PERSON=outbox.person_id(user), **HX)
+    assert mine["X-Lei-Outcome"] == "recorded"
+
+
+def test_an_akkoord_for_a_game_deleted_meanwhile_says_it_is_gone(club, people):
+    """Deleted by an admin while the tap waited: the write's own refusal (the tap view answers
+    it as a tap for a thrown-away game), not a crash."""
+    session = finished(club)
+    Session.objects.filter(pk=session.pk).delete()
+    with pytest.raises(funnel.SessionGone):
+        akkoord.session_agree(session=session)
 
 
 def test_not_agreeing_marks_the_game_disputed_with_the_words(scorer, club, people):
