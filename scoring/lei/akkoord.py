@@ -128,7 +128,7 @@ def _write(session: Session, actor: Any, action: str, decide) -> bool:
         )
         # Under the club's "alleen akkoord" rule this changes which games are rated, and the
         # tablet's chances read the ratings without recomputing them (as ``funnel.py`` does).
-        ratings_refresh(club_id=locked.club_id)
+        ratings_refresh(club_id=locked.club_id, game=locked.pk)
     _refresh(session, locked)
     return True
 

@@ -416,7 +416,7 @@ def session_write(
             )
         if was_over or finished:
             # A game that ends, or changes after it ended, changes the club's ratings.
-            ratings_refresh(club_id=locked.club_id)
+            ratings_refresh(club_id=locked.club_id, game=locked.pk)
     refresh_from(session, locked)
     return outcome
 

@@ -42,6 +42,22 @@ def _rated_sessions(club_id: int) -> Q:
     )
 
 
+def rated_game(club_id: int, session_id: int) -> RatedGame | None:
+    """One game as ``rated_games`` lists it (None where it is not rated): one query."""
+    places = tuple(
+        SessionResult.objects.filter(_rated_sessions(club_id), session_id=session_id)
+        .order_by("place", "player_id")
+        .values_list("player_id", "place")
+    )
+    return RatedGame(session_id, places) if len(places) >= 2 else None
+
+
+def play_order(session_id: int) -> tuple:
+    """A game's place in ``rated_games``' order (day, start, id)."""
+    day, start = Session.objects.values_list("played_on", "created_at").get(pk=session_id)
+    return (day, start, session_id)
+
+
 def rated_games(club_id: int) -> list[RatedGame]:
     """The club's rated games in the order they were played (day, start, id): one query. A game
     with fewer than two players has nobody to be compared with and is left out."""
@@ -64,11 +80,15 @@ def rated_games(club_id: int) -> list[RatedGame]:
     return games
 
 
-def history_key(club_id: int) -> str:
+def history_key(club_id: int, *, without: int | None = None) -> str:
     """A fingerprint of everything ``rated_games`` reads, in one aggregate query: a finished,
     corrected, reopened, removed or moved game (version, ``updated_at``, ids), a merged player
-    (the players' ids), a toernooi that stops counting (the rows themselves) all change it."""
-    found = SessionResult.objects.filter(_rated_sessions(club_id)).aggregate(
+    (the players' ids), a toernooi that stops counting (the rows themselves) all change it.
+    ``without``: the fingerprint of the history without that game (session id)."""
+    rows = SessionResult.objects.filter(_rated_sessions(club_id))
+    if without is not None:
+        rows = rows.exclude(session_id=without)
+    found = rows.aggregate(
         rows=Count("id"),
         players=Sum("player_id"),
         places=Sum("place"),
@@ -93,13 +113,20 @@ class Step:
     sigma: float
 
 
-def replay(games: list[RatedGame]) -> Iterator[Step]:
+def replay(
+    games: list[RatedGame],
+    *,
+    after: int = 0,
+    ratings: dict[int, object] | None = None,
+    counts: dict[int, int] | None = None,
+) -> Iterator[Step]:
     """Each game's new ratings, game after game, as OpenSkill rates them: each player a team of
-    one, ranked by place (a shared place is a tie)."""
+    one, ranked by place (a shared place is a tie). ``after``, ``ratings`` and ``counts``: the
+    replay goes on from the ``after``-th game, with each player's rating and games by then."""
     pl = model()
-    ratings: dict[int, object] = {}
-    counts: dict[int, int] = {}
-    for seq, game in enumerate(games, start=1):
+    ratings = dict(ratings or {})
+    counts = dict(counts or {})
+    for seq, game in enumerate(games, start=after + 1):
         players = [pid for pid, _ in game.places]
         teams = [[ratings.get(pid) or pl.rating()] for pid in players]
         rated = pl.rate(teams, ranks=[place for _, place in game.places])

@@ -230,3 +230,39 @@ def test_a_disputed_game_is_rated_per_the_clubs_akkoord_rule_and_once_accepted(c
     club.rating_state.save()
     ratings_refresh(club_id=club.pk)
     assert stored(club) == accepted
+
+
+def latest_once(club) -> bool:
+    """Every rated player has exactly one latest snapshot, and it is their last game's."""
+    latest = list(
+        RatingSnapshot.objects.filter(club=club, latest=True).values_list("player_id", "seq")
+    )
+    tops = {}
+    for player_id, seq in RatingSnapshot.objects.filter(club=club).values_list("player_id", "seq"):
+        tops[player_id] = max(seq, tops.get(player_id, 0))
+    return sorted(latest) == sorted(tops.items())
+
+
+def test_the_game_played_last_is_added_to_the_ratings_as_a_recompute_would_give(club, people):
+    play(club, ["Anne", "Bas", "Cees", "Dirk"])
+    play(club, ["Bas", "Anne", "Dirk", "Cees"], days=1)
+    ratings_refresh(club_id=club.pk)
+    kept = set(RatingSnapshot.objects.filter(club=club).values_list("pk", flat=True))
+    newest = play(club, ["Cees", "Dirk", "Eva", "Anne"], days=2)
+    ratings_refresh(club_id=club.pk, game=newest.pk)  # (done already if the import finished it)
+    now = set(RatingSnapshot.objects.filter(club=club).values_list("pk", flat=True))
+    assert kept < now  # added to, not written anew
+    assert stored(club) == computed_afresh(club)
+    assert latest_once(club)
+
+
+def test_a_game_played_before_the_rated_ones_is_a_recompute(club, people):
+    play(club, ["Anne", "Bas", "Cees", "Dirk"], days=5)
+    play(club, ["Bas", "Anne", "Dirk", "Cees"], days=6)
+    ratings_refresh(club_id=club.pk)
+    kept = set(RatingSnapshot.objects.filter(club=club).values_list("pk", flat=True))
+    earlier = play(club, ["Cees", "Dirk", "Eva", "Anne"], days=1)  # a paper lei of last week
+    ratings_refresh(club_id=club.pk, game=earlier.pk)
+    assert not kept & set(RatingSnapshot.objects.filter(club=club).values_list("pk", flat=True))
+    assert stored(club) == computed_afresh(club)
+    assert latest_once(club)
