@@ -145,7 +145,7 @@
     var signature = url + "?" + new URLSearchParams(fields).toString();
     if (signature === lastTap.signature && now - lastTap.at < GUARD_MS) { return; }
     lastTap = {signature: signature, at: now};
-    if (form.hasAttribute("data-ends-round") || (submitter && submitter.hasAttribute("data-ends-round"))) {
+    if (endsRound(form, submitter)) {
       guard(); // the answer may take longer than a double tap: the next tap waits here too
     }
     var before = here;
@@ -176,7 +176,7 @@
     var next = JSON.parse(JSON.stringify(here));
     var type = data.get("type");
     if (!type) { next.presence = true; return next; } // who is away, and who sits down
-    var ends = form.hasAttribute("data-ends-round") || Boolean(submitter && submitter.hasAttribute("data-ends-round"));
+    var ends = endsRound(form, submitter);
     var winner = ends ? data.get("player") : "";
     if (type === "fold" && form.hasAttribute("data-player")) {
       next.folded.push(data.get("player"));
@@ -189,6 +189,12 @@
       "form[data-ends-round] button[data-next-dealer][value=\"" + CSS.escape(winner) + "\"]");
     next.dealer = round && round.hasAttribute("data-winner-deals") ? winner : (button ? button.dataset.nextDealer : "");
     return {round: next.round + 1, events: 0, presence: false, moved: true, folded: [], dealer: next.dealer};
+  }
+
+  // The server marks the taps that end the round (the last-trick form, four of a kind, the
+  // pot's last trick): on the form, or on the button that was tapped.
+  function endsRound(form, submitter) {
+    return form.hasAttribute("data-ends-round") || Boolean(submitter && submitter.hasAttribute("data-ends-round"));
   }
 
   function inRound(state) {
