@@ -14,6 +14,8 @@ module. What differs from a pub's server, and why:
   and the server must read them (as every app server shares one key);
 - passwords are hashed with MD5, as the tests make them (``tests/conftest.py``,
   ``fast_password_hashing``);
+- the content types are read afresh at each request (``fresh_content_types.py``): the tests
+  empty the database between them, and Django makes the content types again with new ids;
 - the database is the test database pytest-django made (``LEI_DATABASE_NAME``); SQLite as a
   file in WAL mode, written by two processes, each writer taking the lock when it begins.
 """
@@ -27,10 +29,11 @@ os.environ["SECURE_SSL_REDIRECT"] = "false"
 os.environ["SECURE_COOKIES"] = "false"
 
 from toepen_site.settings import *  # noqa: F403
-from toepen_site.settings import DATABASES
+from toepen_site.settings import DATABASES, MIDDLEWARE
 
 STATIC_ROOT = Path(os.environ["LEI_STATIC_ROOT"])
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 DATABASES["default"]["NAME"] = os.environ["LEI_DATABASE_NAME"]
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"].setdefault("OPTIONS", {}).update(transaction_mode="IMMEDIATE", timeout=20)
+MIDDLEWARE = ["tests.browser.fresh_content_types.forget_content_types", *MIDDLEWARE]
