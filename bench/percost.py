@@ -236,8 +236,7 @@ def main() -> int:
     total = sum(MIX.values())
     print(f"  the scenario's mix: {weighted / total:.3f} ms app, {weighted_pg / total:.3f} ms PG")
     if profile is not None:
-        stats = pstats.Stats(profile).sort_stats(os.environ.get("SORT", "cumulative"))
-        stats.print_stats(int(os.environ.get("LINES", "45")))
+        pstats.Stats(profile).sort_stats(os.environ.get("SORT", "cumulative")).print_stats(45)
     return 0
 
 

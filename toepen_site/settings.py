@@ -159,15 +159,7 @@ CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.db.DatabaseCache",
         "LOCATION": "django_cache",
-    },
-    # Each process's drawn rows of the lei (templates/scoring/lei/_sheet.html, "rows"): a
-    # played round's row is keyed by everything it is drawn from, so no process needs word
-    # from another when one changes. Its gain: BENCHMARKS.md, "The lei's rows kept".
-    "sheet": {
-        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
-        "LOCATION": "sheet",
-        "OPTIONS": {"MAX_ENTRIES": 20000},
-    },
+    }
 }
 
 AUTH_PASSWORD_VALIDATORS = [

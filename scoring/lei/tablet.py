@@ -66,9 +66,6 @@ class Cell:
 
 @dataclass
 class HistoryRow:
-    """A played round on the sheet. Its repr is the key its drawn row is kept under
-    (``_sheet.html``, "rows"): whatever the row shows must be a field, here or in ``Cell``."""
-
     number: int
     stake: int
     winner: str | None
