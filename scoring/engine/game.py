@@ -375,6 +375,12 @@ class RoundPlay:
         seats = len(self.participants)
         return sorted(waiting, key=lambda p: (self.participants.index(p) - first) % seats)
 
+    def still_in(self) -> list[str]:
+        """Who counts for the all-fold rule: the round ends when one of them is left. The
+        active players, less those away on the toilet: only a raise can be folded to, and the
+        first raise folds them (``_raise``), so a fold never leaves them in."""
+        return [p for p in self.active if p not in self.toilet]
+
     def _seat_after_raisers(self) -> int:
         indexes = [self.participants.index(p) for p in self.raisers if p in self.present]
         return (max(indexes) + 1) if indexes else 0
@@ -820,6 +826,9 @@ class TableView:
     # among the players not out before this round: a tablet without a connection shows it
     # after a round-ending tap; the answer to that tap, scored, has the final word.
     next_dealers: dict[str, str] = field(default_factory=dict)
+    # Who counts for the all-fold rule (``RoundPlay.still_in``): a tablet without a connection
+    # ends the round when a fold (or the first raise) leaves one of them.
+    still_in: list[str] = field(default_factory=list)
 
 
 class Table:
@@ -907,6 +916,7 @@ class Table:
             stakes=list(play.stakes),
             sudden_death=play.sudden_death,
             next_dealers={p: game.dealer_if_won(play, p) for p in play.active},
+            still_in=play.still_in(),
         )
 
 

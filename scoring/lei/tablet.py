@@ -127,6 +127,9 @@ class PanelPlayer:
     for_death: bool
     absent: str
     next_dealer: str = ""  # who deals the next round if this player ends this one
+    # Still counts for the all-fold rule (the engine's ``still_in``): the panel's
+    # ``data-active``, which lei.js counts to end a round by folds without a connection.
+    still_in: bool = False
 
     @cached_property
     def labels(self) -> dict[str, str]:
@@ -410,6 +413,7 @@ def build_lei(session: Session, data: dict[str, Any], result: Any = None) -> Lei
             for_death=name in view.playing_for_death,
             absent=view.absent.get(name, ""),
             next_dealer=view.next_dealers.get(name, ""),
+            still_in=name in view.still_in,
         )
         for name in view.participants
     ]

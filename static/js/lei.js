@@ -178,8 +178,10 @@
     if (!type) { next.presence = true; return next; } // who is away, and who sits down
     var ends = endsRound(form, submitter);
     var winner = ends ? data.get("player") : "";
-    if (type === "fold" && form.hasAttribute("data-player")) {
-      next.folded.push(data.get("player"));
+    if (type === "fold" && form.hasAttribute("data-player")) { next.folded.push(data.get("player")); }
+    // A fold can leave one player in; so can the round's first raise, which folds whoever is
+    // on the toilet (the server leaves them out of data-active: see inRound).
+    if (type === "fold" || type === "knock" || type === "blind_knock") {
       var left = inRound(next).filter(function (name) { return next.folded.indexOf(name) === -1; });
       if (left.length === 1) { ends = true; winner = left[0]; }
     }
@@ -197,6 +199,8 @@
     return form.hasAttribute("data-ends-round") || Boolean(submitter && submitter.hasAttribute("data-ends-round"));
   }
 
+  // Who counts for the all-fold rule: in the round drawn, the players the engine counts
+  // (data-active: not folded, not on the toilet); in a round the taps moved to, every player.
   function inRound(state) {
     var forms = document.querySelectorAll(state.moved ? "form[data-player]" : "form[data-player][data-active]");
     return Array.prototype.map.call(forms, function (form) { return form.dataset.player; });

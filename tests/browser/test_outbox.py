@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from scoring.engine import replay
-from scoring.lei import seals
+from scoring.lei import seals, services
 from scoring.models import Club, Session
 from tests.browser.conftest import TABLET, console_errors
 from tests.conftest import make_session, record
@@ -207,6 +207,48 @@ def test_an_offline_undo_takes_back_the_fold_not_the_knock_before_it(tablet, con
     drained(tablet)
     assert events(session) == [("knock", "Bas")]
     expect(tablet.locator("#undone")).to_have_text("Weg van Cees ongedaan gemaakt.")
+
+
+def test_offline_folds_end_the_round_as_the_engine_does_with_a_player_on_the_toilet(
+    tablet, context, live_server
+):
+    # Cees is on the toilet: the knock folds him, so Anne's and Dirk's folds leave Bas alone.
+    session = make_table()
+    services.session_set_presence(
+        session=session, absent={"Cees": "toilet"}, join=[], version=0, key="presence-1"
+    )
+    open_tablet(tablet, live_server.url, session)
+    context.set_offline(True)
+    tap(tablet, "Toep: Bas")
+    tap(tablet, "Weg: Anne")
+    expect(tablet.locator("#round-title")).to_have_text("Ronde 1")  # Bas and Dirk still in
+    tap(tablet, "Weg: Dirk")
+    expect(tablet.locator("#round-title")).to_have_text("Ronde 2")
+    expect(tablet.locator('form[data-player="Bas"] .badge--deler.is-next')).to_have_count(1)
+    context.set_offline(False)
+    drained(tablet)
+    assert events(session) == [("knock", "Bas"), ("fold", "Anne"), ("fold", "Dirk")]
+    played = replay(session.to_file(), open_round=True).rounds[0]
+    assert (played.ended_by, played.winner) == ("all_fold", "Bas")
+    expect(tablet.locator("#round-title")).to_have_text("Ronde 2")
+
+
+def test_an_offline_knock_ends_the_round_when_the_only_other_player_is_on_the_toilet(
+    tablet, context, live_server
+):
+    session = make_table()
+    absent = {"Bas": "drinks", "Cees": "toilet", "Dirk": "drinks"}
+    services.session_set_presence(
+        session=session, absent=absent, join=[], version=0, key="presence-1"
+    )
+    open_tablet(tablet, live_server.url, session)
+    context.set_offline(True)
+    tap(tablet, "Toep: Anne")
+    expect(tablet.locator("#round-title")).to_have_text("Ronde 2")
+    context.set_offline(False)
+    drained(tablet)
+    played = replay(session.to_file(), open_round=True).rounds[0]
+    assert (played.ended_by, played.winner) == ("all_fold", "Anne")
 
 
 def test_a_refusal_stops_the_outbox_at_that_tap_and_says_why(
