@@ -183,7 +183,13 @@ urlpatterns = [
     path("avonden/<id:pk>/qr/afdruk/", evening_views.evening_poster, name="evening_poster"),
     path("avonden/<id:pk>/aanmelden/", evening_views.evening_add, name="evening_add"),
     path("avonden/<id:pk>/gast/", evening_views.evening_guest, name="evening_guest"),
+    path("avonden/<id:pk>/afmelden/", evening_views.evening_sign_out, name="evening_sign_out"),
     path("avonden/<id:pk>/loten/", evening_views.evening_draw, name="evening_draw"),
+    path(
+        "avonden/<id:pk>/loten/weggooien/",
+        evening_views.evening_draw_discard,
+        name="evening_draw_discard",
+    ),
     # The league: a club's seasons and standings, players, the archive, the evening on the TV
     path("club/<slug:slug>/", league_views.club_home, name="league_club"),
     path(

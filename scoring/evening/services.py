@@ -1,6 +1,8 @@
 """A club evening's writes: opening it, its check-in QR (closed, rotated), who checks in on a
 phone or with the organiser, a new guest confirmed, and for an evening without a toernooi the
-draw of a round of tables (``scoring.toernooi.draw``), each table an ordinary game.
+draw of a round of tables (``scoring.toernooi.draw``), each table an ordinary game. The
+organiser's mistakes are put right: a player signed out again, and the last round's draw
+thrown away while none of its tables has played.
 
 The QR's token is checked inside the evening's row lock, so a phone racing a rotation is
 refused, never let in on the old code. One phone (its cookie) checks in at most
@@ -20,6 +22,7 @@ from django.db import transaction
 from django.db.models import ProtectedError
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from scoring import names
 from scoring.clubs import services as club_services
@@ -30,7 +33,9 @@ from scoring.models import (
     EveningPlayer,
     EveningTable,
     Player,
+    Round,
     Seat,
+    Session,
     Tournament,
     new_checkin_token,
 )
@@ -215,6 +220,27 @@ def guest_refuse(*, evening: Evening, player_id: int) -> None:
             pass
 
 
+def checkin_sign_out(*, evening: Evening, player_id: int) -> Player:
+    """A player checked in by mistake, or gone home: off the evening's list, so the next draw
+    does not seat them. A table they sit at already keeps them (that game is theirs). A guest
+    still waiting is refused instead (``guest_refuse``); a toernooi signs out on its own page."""
+    with transaction.atomic():
+        locked = _lock(evening)
+        if locked.tournament is not None:
+            raise CheckinError(
+                _("Bij een toernooi meld je iemand af op de pagina van het toernooi.")
+            )
+        entry = (
+            EveningPlayer.objects.select_related("player")
+            .filter(evening=locked, player_id=player_id, pending=False)
+            .first()
+        )
+        if entry is None:
+            raise CheckinError(_("Die speler is niet (meer) aangemeld."))
+        entry.delete()
+        return entry.player
+
+
 def _pending(evening: Evening, player_id: int) -> EveningPlayer:
     entry = (
         EveningPlayer.objects.select_related("player")
@@ -285,6 +311,53 @@ def evening_draw(
                 EveningTable.objects.create(evening=locked, round=number, number=n, session=session)
             )
         return made
+
+
+def evening_draw_discard(*, evening: Evening, expected_round: int, actor: Any = None) -> int:
+    """Throw away the draw of the last round, ``expected_round`` (the round the organiser saw
+    as last, so a second tap or a second organiser throws nothing away twice), while none of
+    its tables has played: every game still at version 0, the version every write bumps.
+    Its tables and their games go (``session_discard`` keeps an audit entry of each game), and
+    the round can be drawn again. Returns the number of tables thrown away."""
+    with transaction.atomic():
+        locked = _lock(evening)
+        last = next_round(locked) - 1
+        if expected_round != last or last < 1:
+            raise CheckinError(
+                _("Ronde %(round)s is niet (meer) de laatste ronde: ververs de pagina.")
+                % {"round": expected_round}
+            )
+        tables = list(locked.tables.filter(round=last).order_by("number"))
+        # The games' rows locked (as a tap locks them) before they are read: a tap that
+        # comes in now waits, and then finds its game gone.
+        sessions = {
+            s.pk: s
+            for s in Session.objects.select_for_update()
+            .filter(pk__in=[t.session_id for t in tables])
+            .order_by("pk")
+        }
+        with_rounds = set(
+            Round.objects.filter(session__in=list(sessions)).values_list("session_id", flat=True)
+        )
+        played = [
+            t.number
+            for t in tables
+            if sessions[t.session_id].version != 0 or t.session_id in with_rounds
+        ]
+        if played:
+            raise CheckinError(
+                ngettext(
+                    "Tafel %(tables)s heeft al gespeeld: ronde %(round)s blijft staan.",
+                    "Tafels %(tables)s hebben al gespeeld: ronde %(round)s blijft staan.",
+                    len(played),
+                )
+                % {"tables": ", ".join(str(n) for n in played), "round": last}
+            )
+        # The tables first: each protects its game from being deleted.
+        EveningTable.objects.filter(pk__in=[t.pk for t in tables]).delete()
+        for table in tables:
+            lei_services.session_discard(session=sessions[table.session_id], version=0, actor=actor)
+        return len(tables)
 
 
 def _history(evening: Evening) -> list[list[list[int]]]:

@@ -1,6 +1,7 @@
 """The organiser's pages of a club evening: starting one, the check-in screen with its QR (shown,
-printed, closed, rotated), the guests to confirm, someone checked in by hand, and the draw of a
-round of tables. A toernooi's QR check-in opens the same screen (without the draw)."""
+printed, closed, rotated), the guests to confirm, someone checked in by hand or signed out again,
+and the draw of a round of tables (the last one thrown away while unplayed). A toernooi's QR
+check-in opens the same screen (without the draw)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from scoring import access
@@ -69,11 +70,12 @@ def evening_page(request: HttpRequest, evening: Evening) -> HttpResponse:
         "evening": evening,
         "board": selectors.board(evening),
         "poll_seconds": POLL_SECONDS,
-        "next_round": services.next_round(evening),
         "phone_limit": services.PHONE_LIMIT,
     }
     if request.htmx:
         return private_response(render(request, "scoring/evening/evening.html#board", context))
+    # The draw's form is outside the polled board: its query is the full page's only.
+    context["next_round"] = services.next_round(evening)
     if evening.checkin_token:
         url = request.build_absolute_uri(reverse("checkin_phone", args=[evening.checkin_token]))
         context.update(checkin_url=url, qr=qr_svg(url, gettext("Aanmelden")))
@@ -155,6 +157,23 @@ def evening_guest(request: HttpRequest, evening: Evening) -> HttpResponse:
 
 @require_POST
 @access.requires(access.evening_organiser)
+def evening_sign_out(request: HttpRequest, evening: Evening) -> HttpResponse:
+    """A player checked in by mistake, or gone home: out of the next draws."""
+    raw = request.POST.get("player", "")
+    player_id = int(raw) if raw.isdigit() and len(raw) < 19 else 0
+
+    def write() -> str:
+        player = services.checkin_sign_out(evening=evening, player_id=player_id)
+        return gettext(
+            "%(name)s is afgemeld en wordt niet meer geloot; aan een tafel waar %(name)s al"
+            " zit, speelt die lei gewoon verder."
+        ) % {"name": player.name}
+
+    return _write(request, evening, write)
+
+
+@require_POST
+@access.requires(access.evening_organiser)
 def evening_draw(request: HttpRequest, evening: Evening) -> HttpResponse:
     """Draw the next round of tables from who is here; each table's game starts at once."""
     raw = request.POST.get("round", "")
@@ -176,3 +195,24 @@ def tournament_checkin_qr(request: HttpRequest, tournament: Tournament) -> HttpR
     """The toernooi's QR check-in: its screen, made the first time."""
     evening = services.evening_of_tournament(tournament=tournament)
     return redirect(evening_url(evening))
+
+
+@require_POST
+@access.requires(access.evening_organiser)
+def evening_draw_discard(request: HttpRequest, evening: Evening) -> HttpResponse:
+    """Throw away the last round's draw while none of its tables has played; it can be drawn
+    again."""
+    raw = request.POST.get("round", "")
+    expected = int(raw) if raw.isdigit() and len(raw) < 6 else 0
+
+    def write() -> str:
+        count = services.evening_draw_discard(
+            evening=evening, expected_round=expected, actor=request.user
+        )
+        return ngettext(
+            "De loting van ronde %(round)s is weggegooid (%(count)s tafel): loot hem opnieuw.",
+            "De loting van ronde %(round)s is weggegooid (%(count)s tafels): loot hem opnieuw.",
+            count,
+        ) % {"round": expected, "count": count}
+
+    return _write(request, evening, write)

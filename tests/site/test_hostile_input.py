@@ -834,6 +834,8 @@ def pages(world: dict[str, Any]) -> dict[str, str]:
                 "evening_add",
                 "evening_guest",
                 "evening_draw",
+                "evening_sign_out",
+                "evening_draw_discard",
             ]
         },
         "round_edit": reverse("round_edit", args=[session.pk, 1]),

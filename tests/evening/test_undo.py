@@ -1,0 +1,243 @@
+"""An organiser's mistake on a club evening put right (scoring/evening/): a player signed out
+again leaves the next draws but keeps a table they sit at, and the last round's draw is thrown
+away, tables and games, while none of its tables has played, once however often it is asked."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from scoring.evening import services
+from scoring.lei import services as lei_services
+from scoring.models import ClubMembership, EveningPlayer, EveningTable, Player, Seat, Session
+from scoring.toernooi import services as tournaments
+from tests.conftest import make_club, new_key
+
+NAMES = ["Anne", "Bas", "Cees", "Dirk", "Eva", "Fenna", "Gijs", "Hanna"]
+
+
+@pytest.fixture
+def evening(club):
+    evening = services.evening_create(club=club)
+    for name in NAMES:
+        services.checkin_by_organiser(evening=evening, name=name)
+    return evening
+
+
+@pytest.fixture
+def organiser(client, club, django_user_model):
+    user = django_user_model.objects.create_user("beheer")
+    ClubMembership.objects.create(user=user, club=club, role="admin")
+    client.force_login(user)
+    return client
+
+
+def sign_out(client: Client, evening, name: str):
+    player = Player.objects.get(club=evening.club, name=name)
+    return client.post(
+        reverse("evening_sign_out", args=[evening.pk]), {"player": player.pk}, follow=True
+    )
+
+
+def discard(client: Client, evening, number: int):
+    return client.post(
+        reverse("evening_draw_discard", args=[evening.pk]), {"round": str(number)}, follow=True
+    )
+
+
+def draw(client: Client, evening, number: int):
+    return client.post(reverse("evening_draw", args=[evening.pk]), {"round": str(number)})
+
+
+def seated(evening, number: int) -> set[str]:
+    return set(
+        Seat.objects.filter(
+            session__evening_table__evening=evening, session__evening_table__round=number
+        ).values_list("player__name", flat=True)
+    )
+
+
+def state(evening) -> tuple[list, list]:
+    """The evening's tables and their games, as the database has them."""
+    tables = list(evening.tables.order_by("round", "number").values_list("pk", "session_id"))
+    sessions = list(Session.objects.order_by("pk").values_list("pk", "version"))
+    return tables, sessions
+
+
+def tap(table: EveningTable) -> None:
+    """A knock at the table's lei, as its tablet sends it."""
+    session = table.session
+    player = session.seats.order_by("position").first().player
+    lei_services.session_record_event(
+        session=session,
+        event={"type": "knock", "player": player.name},
+        version=session.version,
+        key=new_key(),
+    )
+
+
+# --- signing out ----------------------------------------------------------------------------
+
+
+def test_a_player_signed_out_is_not_in_the_next_draw(organiser, evening):
+    page = organiser.get(reverse("evening_page", args=[evening.pk])).content.decode()
+    assert 'data-sign-out="Bas"' in page
+    assert "Wie al aan een tafel zit, blijft daar" in page
+    page = sign_out(organiser, evening, "Bas").content.decode()
+    assert "Bas is afgemeld en wordt niet meer geloot" in page
+    assert "7 spelers aangemeld" in page
+    assert not EveningPlayer.objects.filter(evening=evening, player__name="Bas").exists()
+    assert Player.objects.filter(name="Bas").exists()  # off the evening, not out of the club
+    draw(organiser, evening, 1)
+    assert seated(evening, 1) == set(NAMES) - {"Bas"}
+
+
+def test_a_seated_player_signed_out_keeps_their_table(organiser, evening):
+    draw(organiser, evening, 1)
+    before = state(evening)
+    table = EveningTable.objects.get(evening=evening, round=1, session__seats__player__name="Bas")
+    sign_out(organiser, evening, "Bas")
+    assert state(evening) == before
+    assert "Bas" in table.session.seats.values_list("player__name", flat=True)
+    assert table.session.status == Session.Status.RUNNING
+    page = organiser.get(reverse("evening_page", args=[evening.pk])).content.decode()
+    assert 'data-player="Bas"' not in page  # not in the list of who is here...
+    assert "<li>Bas</li>" in page  # ...but still at the table of round 1
+    draw(organiser, evening, 2)
+    assert "Bas" not in seated(evening, 2)
+    assert seated(evening, 2) == set(NAMES) - {"Bas"}
+
+
+def test_signing_out_twice_or_a_waiting_guest_changes_nothing(organiser, evening):
+    sign_out(organiser, evening, "Bas")
+    page = sign_out(organiser, evening, "Bas").content.decode()
+    assert "Die speler is niet (meer) aangemeld." in page
+    services.checkin_guest(evening=evening, token=evening.checkin_token, name="Gast", phone="p")
+    page = sign_out(organiser, evening, "Gast").content.decode()
+    assert "Die speler is niet (meer) aangemeld." in page  # a guest waiting is refused instead
+    assert EveningPlayer.objects.filter(evening=evening, player__name="Gast").exists()
+    assert evening.players.count() == 8
+
+
+def test_a_toernooi_signs_out_on_its_own_page(organiser, club):
+    tournament = tournaments.tournament_create(club=club, name="Toernooi", series_count=2)
+    evening = services.evening_of_tournament(tournament=tournament)
+    services.checkin_by_organiser(evening=evening, name="Bas")
+    page = organiser.get(reverse("evening_page", args=[evening.pk])).content.decode()
+    assert "data-sign-out" not in page
+    page = sign_out(organiser, evening, "Bas").content.decode()
+    assert "Bij een toernooi meld je iemand af op de pagina van het toernooi." in page
+    assert evening.players.count() == 1
+
+
+# --- throwing a round's draw away -------------------------------------------------------------
+
+
+def test_an_unplayed_round_is_thrown_away_and_drawn_again(organiser, evening):
+    draw(organiser, evening, 1)
+    round_1 = state(evening)
+    draw(organiser, evening, 2)
+    page = organiser.get(reverse("evening_page", args=[evening.pk])).content.decode()
+    assert "Loting van ronde 2 weggooien" in page
+    thrown = list(evening.tables.filter(round=2).values_list("session_id", flat=True))
+    page = discard(organiser, evening, 2).content.decode()
+    assert "De loting van ronde 2 is weggegooid (2 tafels): loot hem opnieuw." in page
+    assert state(evening) == round_1  # round 1's tables and games as they were
+    assert not Session.objects.filter(pk__in=thrown).exists()
+    assert "Ronde 2 loten" in page
+    draw(organiser, evening, 2)
+    assert evening.tables.filter(round=2).count() == 2
+    assert seated(evening, 2) == set(NAMES)
+
+
+def test_a_round_with_one_tap_at_one_table_is_refused(organiser, evening):
+    draw(organiser, evening, 1)
+    tap(evening.tables.get(round=1, number=2))
+    before = state(evening)
+    page = discard(organiser, evening, 1).content.decode()
+    assert "Tafel 2 heeft al gespeeld: ronde 1 blijft staan." in page
+    assert state(evening) == before
+    assert evening.tables.filter(round=1).count() == 2
+
+
+def test_a_tap_taken_back_still_counts_as_played(organiser, evening):
+    # The undo leaves the game as it began, but its version says a table was at it.
+    draw(organiser, evening, 1)
+    table = evening.tables.get(round=1, number=1)
+    tap(table)
+    session = Session.objects.get(pk=table.session_id)
+    lei_services.session_undo(session=session, version=session.version, key=new_key())
+    before = state(evening)
+    page = discard(organiser, evening, 1).content.decode()
+    assert "Tafel 1 heeft al gespeeld" in page
+    assert state(evening) == before
+
+
+def test_a_table_ended_without_a_round_counts_as_played(organiser, evening):
+    # "Spel beëindigen" before a round: the table's shared place is a result of the evening.
+    draw(organiser, evening, 1)
+    for table in evening.tables.all():
+        lei_services.session_finish(session=table.session)
+    before = state(evening)
+    page = discard(organiser, evening, 1).content.decode()
+    assert "Tafels 1, 2 hebben al gespeeld: ronde 1 blijft staan." in page
+    assert state(evening) == before
+
+
+def test_a_stale_round_or_a_second_tap_throws_nothing_away(organiser, evening):
+    draw(organiser, evening, 1)
+    draw(organiser, evening, 2)
+    before = state(evening)
+    page = discard(organiser, evening, 1).content.decode()  # not the last round
+    assert "Ronde 1 is niet (meer) de laatste ronde: ververs de pagina." in page
+    assert state(evening) == before
+    discard(organiser, evening, 2)
+    after = state(evening)
+    page = discard(organiser, evening, 2).content.decode()  # the same button again
+    assert "Ronde 2 is niet (meer) de laatste ronde" in page
+    assert state(evening) == after
+    assert evening.tables.filter(round=1).count() == 2
+
+
+@pytest.mark.parametrize("raw", ["", "0", "x", "9" * 9])
+def test_a_round_that_is_no_round_throws_nothing_away(organiser, evening, raw):
+    draw(organiser, evening, 1)
+    before = state(evening)
+    organiser.post(reverse("evening_draw_discard", args=[evening.pk]), {"round": raw})
+    assert state(evening) == before
+
+
+def test_nothing_drawn_is_nothing_to_throw_away(organiser, evening):
+    page = organiser.get(reverse("evening_page", args=[evening.pk])).content.decode()
+    assert "weggooien" not in page
+    page = discard(organiser, evening, 0).content.decode()
+    assert "Ronde 0 is niet (meer) de laatste ronde" in page
+
+
+# --- who may ----------------------------------------------------------------------------------
+
+
+def test_only_the_organiser_signs_out_or_throws_a_round_away(evening, django_user_model, client):
+    services.evening_draw(evening=evening, expected_round=1, seed=1)
+    bas = Player.objects.get(name="Bas")
+    before = state(evening), evening.players.count()
+    elsewhere = django_user_model.objects.create_user("elders")
+    ClubMembership.objects.create(user=elsewhere, club=make_club("Elders", "elders"), role="admin")
+    scorer = django_user_model.objects.create_user("teller")
+    ClubMembership.objects.create(user=scorer, club=evening.club, role="scorer")
+    admin = django_user_model.objects.create_user("beheer")
+    ClubMembership.objects.create(user=admin, club=evening.club, role="admin")
+    no_token = Client(enforce_csrf_checks=True)
+    no_token.force_login(admin)
+    writes = [("evening_sign_out", {"player": bas.pk}), ("evening_draw_discard", {"round": "1"})]
+    for name, data in writes:
+        url = reverse(name, args=[evening.pk])
+        assert Client().post(url, data).status_code == 403  # not logged in
+        for user in (elsewhere, scorer):
+            client.force_login(user)
+            assert client.post(url, data).status_code == 404
+        client.force_login(admin)
+        assert client.get(url).status_code == 405
+        assert no_token.post(url, data).status_code == 403  # the organiser, without CSRF
+    assert (state(evening), evening.players.count()) == before
