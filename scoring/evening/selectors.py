@@ -81,6 +81,12 @@ class Board:
     def present(self) -> int:
         return len(self.entries)
 
+    @property
+    def last_draw(self) -> int | None:
+        """The last round's draw, named by its first table's id: a round drawn again has other
+        tables, so a page that still shows the old draw throws nothing away."""
+        return min(row.table.pk for row in self.rounds[-1][1]) if self.rounds else None
+
 
 def board(evening: Evening) -> Board:
     """The organiser's check-in screen, polled: three queries (four with tables)."""

@@ -313,9 +313,12 @@ def evening_draw(
         return made
 
 
-def evening_draw_discard(*, evening: Evening, expected_round: int, actor: Any = None) -> int:
-    """Throw away the draw of the last round, ``expected_round`` (the round the organiser saw
-    as last, so a second tap or a second organiser throws nothing away twice), while none of
+def evening_draw_discard(
+    *, evening: Evening, expected_round: int, expected_draw: int, actor: Any = None
+) -> int:
+    """Throw away the draw of the last round, ``expected_round`` as drawn the time the organiser
+    saw it (``expected_draw``: ``Board.last_draw``), so a second tap or a second organiser
+    throws nothing away twice, nor a draw made again since, while none of
     its tables has played: every game still at version 0, the version every write bumps.
     Its tables and their games go (``session_discard`` keeps an audit entry of each game), and
     the round can be drawn again. Returns the number of tables thrown away."""
@@ -328,6 +331,11 @@ def evening_draw_discard(*, evening: Evening, expected_round: int, actor: Any = 
                 % {"round": expected_round}
             )
         tables = list(locked.tables.filter(round=last).order_by("number"))
+        if min(t.pk for t in tables) != expected_draw:
+            raise CheckinError(
+                _("Ronde %(round)s is intussen opnieuw geloot: ververs de pagina.")
+                % {"round": last}
+            )
         # The games' rows locked (as a tap locks them) before they are read: a tap that
         # comes in now waits, and then finds its game gone.
         sessions = {

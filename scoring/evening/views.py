@@ -204,10 +204,12 @@ def evening_draw_discard(request: HttpRequest, evening: Evening) -> HttpResponse
     again."""
     raw = request.POST.get("round", "")
     expected = int(raw) if raw.isdigit() and len(raw) < 6 else 0
+    raw = request.POST.get("draw", "")
+    drawn = int(raw) if raw.isdigit() and len(raw) < 19 else 0
 
     def write() -> str:
         count = services.evening_draw_discard(
-            evening=evening, expected_round=expected, actor=request.user
+            evening=evening, expected_round=expected, expected_draw=drawn, actor=request.user
         )
         return ngettext(
             "De loting van ronde %(round)s is weggegooid (%(count)s tafel): loot hem opnieuw.",

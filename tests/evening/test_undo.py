@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from scoring.evening import services
+from scoring.evening import selectors, services
 from scoring.lei import services as lei_services
 from scoring.models import ClubMembership, EveningPlayer, EveningTable, Player, Seat, Session
 from scoring.toernooi import services as tournaments
@@ -40,9 +40,15 @@ def sign_out(client: Client, evening, name: str):
     )
 
 
-def discard(client: Client, evening, number: int):
+def discard(client: Client, evening, number: int, drawn: int | None = None):
+    """The organiser's "throw away" of round ``number``, from a page that shows the draw
+    ``drawn`` (by default the one the evening has now)."""
+    if drawn is None:
+        drawn = selectors.board(evening).last_draw or 0
     return client.post(
-        reverse("evening_draw_discard", args=[evening.pk]), {"round": str(number)}, follow=True
+        reverse("evening_draw_discard", args=[evening.pk]),
+        {"round": str(number), "draw": str(drawn)},
+        follow=True,
     )
 
 
@@ -200,11 +206,30 @@ def test_a_stale_round_or_a_second_tap_throws_nothing_away(organiser, evening):
     assert evening.tables.filter(round=1).count() == 2
 
 
+def test_a_page_from_before_a_round_was_drawn_again_throws_nothing_away(organiser, evening):
+    # Two organisers see round 2; one throws it away and draws it again, then the other's
+    # page, still on the first draw, asks to throw it away: the new round 2 stays.
+    draw(organiser, evening, 1)
+    draw(organiser, evening, 2)
+    page = organiser.get(reverse("evening_page", args=[evening.pk])).content.decode()
+    first = selectors.board(evening).last_draw
+    assert f'name="draw" value="{first}"' in page
+    discard(organiser, evening, 2, drawn=first)
+    draw(organiser, evening, 2)
+    before = state(evening)
+    page = discard(organiser, evening, 2, drawn=first).content.decode()
+    assert "Ronde 2 is intussen opnieuw geloot: ververs de pagina." in page
+    assert state(evening) == before
+    assert evening.tables.filter(round=2).count() == 2
+
+
 @pytest.mark.parametrize("raw", ["", "0", "x", "9" * 9])
 def test_a_round_that_is_no_round_throws_nothing_away(organiser, evening, raw):
     draw(organiser, evening, 1)
     before = state(evening)
-    organiser.post(reverse("evening_draw_discard", args=[evening.pk]), {"round": raw})
+    url = reverse("evening_draw_discard", args=[evening.pk])
+    organiser.post(url, {"round": raw, "draw": selectors.board(evening).last_draw})
+    organiser.post(url, {"round": "1", "draw": raw})  # no draw, or none of this evening's
     assert state(evening) == before
 
 
