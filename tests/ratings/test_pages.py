@@ -243,3 +243,16 @@ def test_a_season_ranked_by_rating_follows_a_game_of_another_season(client, rate
     again = standings_shown(client.get(url))
     assert [row[1] for row in again] == [row[1] for row in shown]
     assert [row[5] for row in again] != [row[5] for row in shown]
+
+
+def test_a_guest_made_a_member_is_ranked_at_once(client, rated):
+    season = Season.objects.create(club=rated, name="Voorjaar", starts_on=DAY)
+    play(rated, ["Gijs Gast", "Bas", "Cees"], days=20, season=season)
+    url = reverse("league_season", args=[rated.slug, season.pk])
+    assert standings_shown(client.get(url))[-1][:2] == (APART, "Gijs Gast")  # and kept
+    Player.objects.filter(name="Gijs Gast").update(is_guest=False)  # as the admin's tick does
+    assert [row[:2] for row in standings_shown(client.get(url))] == [
+        ("1", "Gijs Gast"),
+        ("2", "Bas"),
+        ("3", "Cees"),
+    ]
