@@ -68,6 +68,7 @@ from scoring.models import (
     Player,
     Season,
 )
+from scoring.ratings.services import ratings_refresh
 from scoring.svg import qr_svg
 
 
@@ -317,6 +318,12 @@ class ClubAdmin(ClubScopedAdmin):
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None):
         return [] if request.user.is_superuser else ["slug", "created_at"]
+
+    def save_model(self, request: HttpRequest, obj: Club, form: Any, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        if change and "agreement_rule" in form.changed_data:
+            # Which games count is which games are rated: the ratings follow in this save.
+            ratings_refresh(club_id=obj.pk)
 
     @admin.display(description=_("players"), ordering="players_count")
     def players_count(self, club: Club) -> int:

@@ -33,6 +33,7 @@ from scoring.models import (
     TournamentTable,
 )
 from scoring.names import name_key, tidy
+from scoring.ratings.services import ratings_refresh
 from scoring.writes import ServiceError, actor_of
 
 Action = AuditEntry.Action
@@ -213,6 +214,9 @@ def player_merge(*, keep: Player, remove: Player, actor: Any = None) -> Player:
             after={"keep": keep.name, "sessions": session_ids},
         )
         remove.delete()
+        # The merged player's games are now another's: the ratings follow in this write, not
+        # in the next page that finds them stale (a recompute of the whole club on a GET).
+        ratings_refresh(club_id=keep.club_id)
     return keep
 
 

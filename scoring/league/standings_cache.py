@@ -6,9 +6,9 @@ Nothing invalidates a copy: the key is read from the data on every request, so a
 makes a new key. It is made of the season's finished strafpunten sessions (their count, the
 sums of their ids and versions, the latest ``updated_at``: every write of ``scoring.lei.services``
 bumps a session's version, and the admin stamps ``updated_at``), the club's players shown by
-initials (and whether each is confirmed), the ranking settings and minimum of evenings (and,
-ranked by rating, the key of the club's ratings), the club's slug, the variant
-(language and audience) and ``RELEASE``.
+initials or listed as guests (and whether each is confirmed), the ranking settings and
+minimum of evenings (and, ranked by rating, the key of the club's ratings), the club's slug,
+the variant (language and audience) and ``RELEASE``.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from collections.abc import Iterator
 import django
 from django.core.cache import cache
 from django.db import connection, transaction
-from django.db.models import Count, Max, OuterRef, Subquery, Sum
+from django.db.models import Count, Max, OuterRef, Q, Subquery, Sum
 from django.utils.translation import get_language
 
 from scoring.league import standings
@@ -64,7 +64,9 @@ def season_with_key(club: Club, season_id: int) -> Season | None:
 
 def key(season: Season, *, club: Club, variant: str) -> str:
     """The cache key of the rows of ``season`` as loaded by ``season_with_key``."""
-    initials = Player.objects.filter(club=club, public_initials=True).order_by("pk")
+    # Shown by initials, or listed apart as a guest (``standings.GUEST``): a tick in the admin
+    # changes the rows without touching a session.
+    apart = Player.objects.filter(Q(public_initials=True) | Q(is_guest=True), club=club)
     parts = [
         season.pk,
         season.finished_count,
@@ -72,7 +74,7 @@ def key(season: Season, *, club: Club, variant: str) -> str:
         season.finished_versions,
         season.finished_latest,
         # With whether each is confirmed: a guest a scorer link added has no public page yet.
-        list(initials.values_list("pk", "confirmed")),
+        list(apart.order_by("pk").values_list("pk", "confirmed", "public_initials", "is_guest")),
         season.ranking,
         season.min_sessions,
         _ratings_key(club, season),

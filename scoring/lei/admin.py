@@ -37,6 +37,7 @@ from scoring.models import (
     Session,
     SessionResult,
 )
+from scoring.ratings.services import ratings_refresh
 
 # A session's page shows its last rounds; all of them are in the rounds' list, a page at a time,
 # so that a session of a thousand rounds opens as fast as one of ten.
@@ -235,6 +236,19 @@ class SessionAdmin(ClubScopedAdmin):
         if form.changed_data:
             obj.updated_at = timezone.now()
             obj.save(update_fields=[*form.changed_data, "updated_at"])
+        if "played_on" in form.changed_data:
+            ratings_refresh(club_id=obj.club_id)  # the games are rated in the order played
+
+    def delete_model(self, request: HttpRequest, obj: Session) -> None:
+        # The ratings follow in the delete itself, not in the next page that finds them stale.
+        super().delete_model(request, obj)
+        ratings_refresh(club_id=obj.club_id)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet) -> None:
+        club_ids = sorted(set(queryset.values_list("club_id", flat=True)))
+        super().delete_queryset(request, queryset)
+        for club_id in club_ids:
+            ratings_refresh(club_id=club_id)
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         # A locked session is the club's record: unlock it first to throw it away.

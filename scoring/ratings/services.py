@@ -3,9 +3,11 @@ whole history (``scoring.ratings.history``) when that history has changed.
 
 From scratch every time, so a corrected, removed or merged game can never leave a rating
 that a fresh computation would not give (BENCHMARKS.md, "Ratings": the time for 5,000 games).
-Called by the write funnel when a finished game changes (``scoring/lei/funnel.py``) and by
-the pages that show ratings when they find the snapshots of another history (an admin's
-delete, a merge): the snapshots are a projection of the games, like ``SessionResult``.
+Called by the write funnel when a finished game changes (``scoring/lei/funnel.py``), by the
+writes that change the history outside it (a merge, the admin's delete, date and akkoord
+rule), and, as the net for any other, by the pages that show ratings when they find the
+snapshots of another history: the snapshots are a projection of the games, like
+``SessionResult``.
 """
 
 from __future__ import annotations

@@ -227,3 +227,32 @@ def test_a_merge_shows_on_the_ratings_page_at_once(client, rated):
     eva = Player.objects.get(name="Eva").pk
     row = page[page.index(f'data-player="{eva}"') :]
     assert '<td class="num">2</td></tr>' in row[: row.index("</tr>") + 5]
+
+
+def test_a_season_ranked_by_rating_follows_a_game_of_another_season(client, rated):
+    season = Season.objects.create(
+        club=rated, name="Rating", starts_on=DAY, ranking={"scoring": "rating"}
+    )
+    for day in range(40, 44):
+        play(rated, ["Dirk", "Eva", "Bas"], days=day, season=season)
+    url = reverse("league_season", args=[rated.slug, season.pk])
+    shown = standings_shown(client.get(url))  # and kept in the cache
+    # A paper lei of an earlier evening, in no season: every later rating moves, the kept
+    # rows of this season (whose own games did not change) must not be served again.
+    play(rated, ["Bas", "Eva", "Dirk"], days=3)
+    again = standings_shown(client.get(url))
+    assert [row[1] for row in again] == [row[1] for row in shown]
+    assert [row[5] for row in again] != [row[5] for row in shown]
+
+
+def test_a_guest_made_a_member_is_ranked_at_once(client, rated):
+    season = Season.objects.create(club=rated, name="Voorjaar", starts_on=DAY)
+    play(rated, ["Gijs Gast", "Bas", "Cees"], days=20, season=season)
+    url = reverse("league_season", args=[rated.slug, season.pk])
+    assert standings_shown(client.get(url))[-1][:2] == (APART, "Gijs Gast")  # and kept
+    Player.objects.filter(name="Gijs Gast").update(is_guest=False)  # as the admin's tick does
+    assert [row[:2] for row in standings_shown(client.get(url))] == [
+        ("1", "Gijs Gast"),
+        ("2", "Bas"),
+        ("3", "Cees"),
+    ]
