@@ -6,11 +6,14 @@ from __future__ import annotations
 import asyncio
 import threading
 
+import pytest
 from django.test import RequestFactory
 
 from scoring.push import fragments
 
 
+# Django's connection handling runs around each call on the drawing threads.
+@pytest.mark.django_db
 def test_a_stream_that_goes_while_its_part_is_drawn_leaves_the_drawing_to_the_others():
     async def scenario() -> tuple[fragments.Part, int]:
         gate = threading.Event()

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
+from collections.abc import Iterator
 
 import pytest
+from django.db import connections
 from django.test import RequestFactory
 from django.urls import reverse
 
@@ -17,8 +20,26 @@ from scoring.models import Session
 from scoring.push import fragments, listener, views
 
 
+@pytest.fixture
+def drawing_threads_closed() -> Iterator[None]:
+    """After the test, each drawing thread's own database connection closed: the test database
+    can then be dropped, and a later test without one does not find it open."""
+    yield
+    workers = fragments._POOL._max_workers
+    together = threading.Barrier(workers)
+
+    def close() -> None:
+        together.wait(timeout=10)  # one call on each thread
+        connections.close_all()
+
+    for done in [fragments._POOL.submit(close) for _ in range(workers)]:
+        done.result()
+
+
 @pytest.mark.django_db(transaction=True)  # the part is drawn on a thread of its own
-def test_a_change_announced_after_the_stream_read_its_version_is_not_sent_again(club):
+def test_a_change_announced_after_the_stream_read_its_version_is_not_sent_again(
+    club, drawing_threads_closed
+):
     session = services.session_start(club=club, players=["Anne", "Bas", "Cees"])
     for n in range(2):
         session.refresh_from_db()
