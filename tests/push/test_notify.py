@@ -25,3 +25,13 @@ def test_a_rename_is_announced_with_the_version_of_every_game_it_rewrites(club):
         heard = [n.payload for n in listening.notifies(timeout=2, stop_after=1)]
     version = Session.objects.get(pk=game.pk).version
     assert [p.rsplit(" ", 1)[0] for p in heard] == [f"lei {game.pk} {version} {club.pk}"]
+
+
+@pytest.mark.django_db
+def test_the_listening_connection_asks_for_tcp_keepalives():
+    """A LISTEN connection dropped by a firewall while quiet is noticed within minutes, not
+    after the system's two hours."""
+    if connection.vendor != "postgresql":
+        pytest.skip("push needs PostgreSQL's NOTIFY")
+    with psycopg.connect(**listener.conninfo()) as listening:
+        assert "keepalives_idle=60" in listening.info.dsn
