@@ -33,6 +33,7 @@ from scoring.models import (
     TournamentTable,
 )
 from scoring.names import name_key, tidy
+from scoring.push import notify
 from scoring.ratings.services import ratings_refresh
 from scoring.writes import ServiceError, actor_of
 
@@ -281,6 +282,9 @@ def _rename_in_sessions(sessions: QuerySet[Session], names: Mapping[str, str]) -
         sessions, ["start", "teams", "first_dealer", "version", "updated_at"]
     )
     Round.objects.bulk_update(rounds, ["events", "absent", "join"])
+    for session in sessions:
+        # A new version that no stream is told of is one its viewers never get.
+        notify.session_changed(session.pk, session.version, session.club_id)
 
 
 def merge_players_in_tournaments(*, keep: Player, remove: Player) -> None:

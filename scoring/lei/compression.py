@@ -11,7 +11,9 @@ uncompressed (``no_compression``); the tablet page itself carries no scorer link
 compressed like every other answer, the tablet's HTMX fragments and the viewers' sheet included.
 
 Static files are not seen here: whitenoise answers them before this middleware, precompressed
-and with far-future caching (``CompressedManifestStaticFilesStorage`` when DEBUG is off).
+and with far-future caching (``toepen_site.staticfiles.MinifiedManifestStorage`` when DEBUG is
+off). The push streams (``scoring/push/views.py``) are not compressed either: each event must
+reach the page as it is written, not when a compressor's buffer fills.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from django.middleware.gzip import GZipMiddleware as DjangoGZipMiddleware
 
 
 def no_compression(response: HttpResponseBase) -> HttpResponseBase:
-    """Mark an answer that carries a long-lived secret: it is sent as it is."""
+    """Mark an answer that is sent as it is: one that carries a long-lived secret, or a stream
+    of events."""
     response.no_compression = True
     return response
 

@@ -79,7 +79,10 @@ class Drawings:
         if found is None:
             meta = {k: request.META[k] for k in _KEPT_HEADERS if k in request.META}
             meta["wsgi.url_scheme"] = request.scheme
-            found = asyncio.get_running_loop().create_future()
+            # A task of its own: the stream that asked first may go (its phone closed), and
+            # its cancellation must not end the drawing that the table's other streams await.
+            found = asyncio.ensure_future(run(draw, meta, path, language, who, version))
+            found.add_done_callback(lambda done: self._failed(key, done))
             self.kept[key] = found
             older = self.newest.get(which)
             if older is not None and older != version:
@@ -89,16 +92,14 @@ class Drawings:
                 old, _ = self.kept.popitem(last=False)
                 if self.newest.get(old[:3]) == old[3]:
                     del self.newest[old[:3]]
-            try:
-                found.set_result(await run(draw, meta, path, language, who, version))
-            except BaseException as error:
-                self.kept.pop(key, None)
-                found.set_exception(error)
-                found.exception()  # retrieved: the waiters get it
-                raise
         else:
             self.kept.move_to_end(key)
         return await asyncio.shield(found)
+
+    def _failed(self, key: tuple[str, ...], done: asyncio.Future[Part]) -> None:
+        """A drawing that failed is not kept: the next stream that asks draws it again."""
+        if (done.cancelled() or done.exception() is not None) and self.kept.get(key) is done:
+            del self.kept[key]
 
 
 drawings = Drawings()

@@ -25,6 +25,16 @@ QUEUE_LIMIT = 64  # a stream this far behind is told to read the current version
 
 # libpq's names for Django's settings (the rest of OPTIONS is Django's or the pool's own).
 _LIBPQ_OPTIONS = {"sslmode", "sslrootcert", "sslcert", "sslkey", "connect_timeout", "options"}
+# The LISTEN connection only reads, and is quiet between evenings: without TCP keepalives a
+# connection that a firewall or NAT dropped meanwhile is not noticed (the system's default is
+# two hours), and its streams would ping on without a change. With these it breaks within
+# about 90 s, and the listener connects again. OPTIONS may set them otherwise.
+_KEEPALIVES = {
+    "keepalives": "1",
+    "keepalives_idle": "60",
+    "keepalives_interval": "10",
+    "keepalives_count": "3",
+}
 
 
 def conninfo() -> dict[str, str]:
@@ -36,7 +46,9 @@ def conninfo() -> dict[str, str]:
         "host": db.get("HOST") or "",
         "port": str(db.get("PORT") or ""),
     }
-    params.update({k: str(v) for k, v in db.get("OPTIONS", {}).items() if k in _LIBPQ_OPTIONS})
+    params.update(_KEEPALIVES)
+    options = db.get("OPTIONS", {})
+    params.update({k: str(v) for k, v in options.items() if k in _LIBPQ_OPTIONS | {*_KEEPALIVES}})
     return {k: v for k, v in params.items() if v}
 
 

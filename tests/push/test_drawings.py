@@ -1,0 +1,37 @@
+"""The drawings that a process's streams share (scoring/push/fragments.py), without a server:
+one stream that goes away while its part is being drawn leaves the drawing to the others."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+from django.test import RequestFactory
+
+from scoring.push import fragments
+
+
+# Django's connection handling runs around each call on the drawing threads.
+@pytest.mark.django_db
+def test_a_stream_that_goes_while_its_part_is_drawn_leaves_the_drawing_to_the_others():
+    async def scenario() -> tuple[fragments.Part, int]:
+        gate = threading.Event()
+        # Both drawing threads held: the part's drawing waits in line, the first stream awaits it.
+        held = [asyncio.ensure_future(fragments.run(gate.wait)) for _ in range(2)]
+        request = RequestFactory().get("/stroom/")
+        drawings = fragments.Drawings()
+        first = asyncio.ensure_future(drawings.part(request, "/geen-deel/", "7"))
+        await asyncio.sleep(0.01)
+        second = asyncio.ensure_future(drawings.part(request, "/geen-deel/", "7"))
+        await asyncio.sleep(0.01)
+        first.cancel()  # its phone closed the stream
+        await asyncio.sleep(0.01)
+        gate.set()
+        await asyncio.gather(*held)
+        part = await asyncio.wait_for(second, 10)
+        return part, len(drawings.kept)
+
+    part, kept = asyncio.run(scenario())
+    assert part.status == 404  # drawn, through Django, for the stream that stayed
+    assert kept == 1  # and kept for the next stream of that version
