@@ -37,4 +37,4 @@ def test_a_viewer_page_is_pushed_a_tap_and_does_not_poll(page, world):  # noqa: 
     page.wait_for_timeout(500)
     assert polls == []
     assert len(streams) == 1  # one stream, never opened again
-    httpx.get(base + "/", timeout=5)  # the server is still there
+    assert httpx.get(base + "/", timeout=5).status_code == 200  # the server is still there
