@@ -62,11 +62,16 @@ def post_tap(client, table: dict, event: dict, key: str):
     )
 
 
+def content(response) -> bytes:
+    """The body as the page means it: the client asks for gzip, as a browser does."""
+    if response.get("Content-Encoding") == "gzip":
+        return gzip.decompress(response.content)
+    return response.content
+
+
 def tap_taken(table: dict, event: dict, response, step: int) -> None:
     """Stop unless the tap was recorded; else move the table's tablet, version and sheet on."""
-    body = response.content
-    if response.get("Content-Encoding") == "gzip":
-        body = gzip.decompress(body)
+    body = content(response)
     if response.status_code != 200 or b'id="refusal"' in body or b'id="stale"' in body:
         raise SystemExit(f"tap {step} ({event}) was not recorded: {body[:300]!r}")
     table["tablet"]._apply(event)
@@ -139,8 +144,7 @@ def main() -> int:
     for table in tables:
         client = Client(HTTP_ACCEPT_ENCODING="gzip")
         assert client.get(f"/tafel/{table['token']}/").status_code == 302
-        body = client.get(f"/sessies/{table['pk']}/").content
-        body = gzip.decompress(body) if body[:2] == b"\x1f\x8b" else body
+        body = content(client.get(f"/sessies/{table['pk']}/"))
         table["version"] = int(VERSION.search(body).group(1))
         found = SHEET.search(body)
         table["sheet"] = found.group(1).decode() if found else ""

@@ -40,7 +40,7 @@ def main() -> int:
     args = parser.parse_args()
 
     from bench import django_env, league
-    from bench.percost import SHEET, VERSION, post_tap, tap_taken
+    from bench.percost import SHEET, VERSION, content, post_tap, tap_taken
 
     url = args.database_url or os.environ.get("BENCH_DATABASE_URL", league.DEFAULT_URL)
     django_env.environ(url)
@@ -59,9 +59,10 @@ def main() -> int:
     for table in tables:
         client = Client(HTTP_ACCEPT_ENCODING="gzip")
         assert client.get(f"/tafel/{table['token']}/").status_code == 302
-        body = client.get(f"/sessies/{table['pk']}/").content
+        body = content(client.get(f"/sessies/{table['pk']}/"))  # gzip-compressed
         table["version"] = int(VERSION.search(body).group(1))
-        table["sheet"] = SHEET.search(body).group(1).decode()
+        found = SHEET.search(body)
+        table["sheet"] = found.group(1).decode() if found else ""
         # The load generator's tablet, for its choice of the next event (engine) and its log.
         table["tablet"] = Tablet(table, "http://testserver", recorder=None)
         clients.append(client)
