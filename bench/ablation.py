@@ -64,6 +64,16 @@ OFF = {
 }
 
 
+def _own_module(name: str):
+    """``bench/<name>.py`` of this script's tree, whatever tree ``--root`` measures."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, HERE / f"bench/{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def _switch_off(config: str) -> None:
     """Before Django is set up (no connection or template made yet): the settings of
     ``config``."""
@@ -100,13 +110,9 @@ def _patch(config: str) -> None:
 
         EventForm.base_fields = dict(EventForm.base_fields)
     elif config == "ormreads":
-        import importlib.util
-
         from scoring.lei import hotsql
 
-        spec = importlib.util.spec_from_file_location("orm_reads", HERE / "bench/orm_reads.py")
-        orm = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(orm)
+        orm = _own_module("orm_reads")
         for name in ("scorer_session", "seats_and_rounds", "lock_and_read"):
             setattr(hotsql, name, getattr(orm, name))
     elif config == "standings":
@@ -121,18 +127,8 @@ def measure(config: str, cycles: int, tables_count: int) -> dict[str, Any]:
     from bench import league
 
     url = os.environ.get("BENCH_DATABASE_URL", league.DEFAULT_URL)
-    os.environ.update(
-        DATABASE_URL=url,
-        DJANGO_SETTINGS_MODULE="bench.settings",
-        DEBUG="false",
-        SECRET_KEY="bench-only-" + "x" * 40,
-        ALLOWED_HOSTS="testserver",
-        SECURE_SSL_REDIRECT="false",
-        SECURE_COOKIES="false",
-        SECURE_HSTS_SECONDS="0",
-        LOG_LEVEL="WARNING",
-        CONN_MAX_AGE="900",
-    )
+    # This tree's django_env.py, by its path: the measured --root may be from before it.
+    _own_module("django_env").environ(url, CONN_MAX_AGE="900")
     from django.conf import settings
 
     settings.DATABASES  # noqa: B018 (the settings are read here, before any connection)

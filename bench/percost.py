@@ -5,9 +5,10 @@ Run from the root of the tree to measure, with a PostgreSQL database of its own 
 here; its schema must be that tree's): ``python bench/percost.py --database-url URL``. It works
 on older commits too (it reads only what ``bench/loadgen.py``'s ``Tablet`` and the services
 have had since then), so a commit extracted with ``git archive`` is measured by copying this
-file into its ``bench/``. Every request goes through Django's whole middleware stack (the test
-client, no network, no gunicorn), as the scenario sends it: a tap is an HTMX event POST with
-the sheet the tablet shows; a poll is an anonymous HTMX GET with If-None-Match and gzip.
+file and ``bench/django_env.py`` into its ``bench/``. Every request goes through Django's whole
+middleware stack (the test client, no network, no gunicorn), as the scenario sends it: a tap
+is an HTMX event POST with the sheet the tablet shows; a poll is an anonymous HTMX GET with
+If-None-Match and gzip.
 Printed: the median CPU of the request in this process and of PostgreSQL's backend, per type,
 and the scenario's mix of them (``MIX``: the shares of the mixed run in BENCHMARKS.md).
 ``--profile KIND`` prints cProfile's view of one type.
@@ -41,6 +42,43 @@ MIX = {"tap": 5400, "poll drawn": 5400, "poll kept": 24893, "poll 304": 96851}
 # version (scoring/push/fragments.py: the part's own URL through the whole of Django), once per
 # change and audience whatever the number of streams.
 EXTRA = ("push draw",)
+
+
+def post_tap(client, table: dict, event: dict, key: str):
+    """A tap as htmx sends it: form-encoded (the test client's default, multipart, costs Django
+    more to parse), with the version and the sheet the tablet shows."""
+    form = {
+        "type": event["type"],
+        "player": event["player"],
+        "version": str(table["version"]),
+        "key": key,
+        "sheet": table["sheet"],
+    }
+    return client.post(
+        f"/sessies/{table['pk']}/gebeurtenis/",
+        urlencode(form),
+        content_type="application/x-www-form-urlencoded",
+        HTTP_HX_REQUEST="true",
+    )
+
+
+def content(response) -> bytes:
+    """The body as the page means it: the client asks for gzip, as a browser does."""
+    if response.get("Content-Encoding") == "gzip":
+        return gzip.decompress(response.content)
+    return response.content
+
+
+def tap_taken(table: dict, event: dict, response, step: int) -> None:
+    """Stop unless the tap was recorded; else move the table's tablet, version and sheet on."""
+    body = content(response)
+    if response.status_code != 200 or b'id="refusal"' in body or b'id="stale"' in body:
+        raise SystemExit(f"tap {step} ({event}) was not recorded: {body[:300]!r}")
+    table["tablet"]._apply(event)
+    table["version"] = int(VERSION.search(body).group(1))
+    found = SHEET.search(body)
+    if found:
+        table["sheet"] = found.group(1).decode()
 
 
 def _setup(url: str) -> None:
@@ -106,8 +144,7 @@ def main() -> int:
     for table in tables:
         client = Client(HTTP_ACCEPT_ENCODING="gzip")
         assert client.get(f"/tafel/{table['token']}/").status_code == 302
-        body = client.get(f"/sessies/{table['pk']}/").content
-        body = gzip.decompress(body) if body[:2] == b"\x1f\x8b" else body
+        body = content(client.get(f"/sessies/{table['pk']}/"))
         table["version"] = int(VERSION.search(body).group(1))
         found = SHEET.search(body)
         table["sheet"] = found.group(1).decode() if found else ""
@@ -155,34 +192,10 @@ def main() -> int:
         measured = step >= warm
         i = step % len(tables)
         table, client = tables[i], tablets[i]
-        tablet = table["tablet"]
-        event = tablet.next_event(step)
-        form = {
-            "type": event["type"],
-            "player": event["player"],
-            "version": str(table["version"]),
-            "key": f"percost-{step}-{random.random()}",
-            "sheet": table["sheet"],
-        }
-        response = timed(
-            "tap",
-            measured,
-            client.post,
-            f"/sessies/{table['pk']}/gebeurtenis/",
-            urlencode(form),
-            content_type="application/x-www-form-urlencoded",
-            HTTP_HX_REQUEST="true",
-        )
-        body = response.content
-        if response.get("Content-Encoding") == "gzip":
-            body = gzip.decompress(body)
-        if response.status_code != 200 or b'id="refusal"' in body or b'id="stale"' in body:
-            raise SystemExit(f"tap {step} ({event}) was not recorded: {body[:300]!r}")
-        tablet._apply(event)
-        table["version"] = int(VERSION.search(body).group(1))
-        found = SHEET.search(body)
-        if found:
-            table["sheet"] = found.group(1).decode()
+        event = table["tablet"].next_event(step)
+        key = f"percost-{step}-{random.random()}"
+        response = timed("tap", measured, post_tap, client, table, event, key)
+        tap_taken(table, event, response, step)
         # The table's phones: each polls with the ETag of the version it last saw.
         for kind, phone in zip(("poll drawn", "poll kept"), viewers[i], strict=True):
             seen = etags.get((i, id(phone)), "")

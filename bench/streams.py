@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.load import _env, collect_static
 from bench.servers import children, cpu_seconds, wait_for
+from bench.stream_viewers import sse_events
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -126,17 +127,13 @@ async def streams(base: str, viewer: str, pk: int, token: str, count: int, taps:
         url = f"/stroom/?deel=/kijk/{viewer}/"
         async with client.stream("GET", url, headers={"Last-Event-ID": "0"}) as response:
             assert response.status_code == 200, response.status_code
-            version = ""
-            async for line in response.aiter_lines():
-                if line == "event: hello":
+            async for event in sse_events(response.aiter_lines()):
+                if event["event"] == "hello":
                     opened += 1
                     if opened == count:
                         ready.set()
-                elif line.startswith("id: "):
-                    version = line[4:]
-                elif line == "" and version:
-                    got[i][version] = time.perf_counter()
-                    version = ""
+                elif event["id"]:
+                    got[i][event["id"]] = time.perf_counter()
 
     limits = httpx.Limits(max_connections=count + 10, max_keepalive_connections=count + 10)
     timeout = httpx.Timeout(60, read=None)  # a stream is quiet between changes

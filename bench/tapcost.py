@@ -17,22 +17,16 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import gzip
 import os
 import pstats
 import random
-import re
 import statistics
 import sys
 import time
 from pathlib import Path
-from urllib.parse import urlencode
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
-VERSION = re.compile(rb'data-version="(\d+)"')
-SHEET = re.compile(rb'name="sheet" value="([0-9a-f]*)"')
 
 
 def main() -> int:
@@ -46,6 +40,7 @@ def main() -> int:
     args = parser.parse_args()
 
     from bench import django_env, league
+    from bench.percost import SHEET, VERSION, content, post_tap, tap_taken
 
     url = args.database_url or os.environ.get("BENCH_DATABASE_URL", league.DEFAULT_URL)
     django_env.environ(url)
@@ -64,9 +59,10 @@ def main() -> int:
     for table in tables:
         client = Client(HTTP_ACCEPT_ENCODING="gzip")
         assert client.get(f"/tafel/{table['token']}/").status_code == 302
-        body = client.get(f"/sessies/{table['pk']}/").content
+        body = content(client.get(f"/sessies/{table['pk']}/"))  # gzip-compressed
         table["version"] = int(VERSION.search(body).group(1))
-        table["sheet"] = SHEET.search(body).group(1).decode()
+        found = SHEET.search(body)
+        table["sheet"] = found.group(1).decode() if found else ""
         # The load generator's tablet, for its choice of the next event (engine) and its log.
         table["tablet"] = Tablet(table, "http://testserver", recorder=None)
         clients.append(client)
@@ -86,40 +82,17 @@ def main() -> int:
         if step == warm:
             pg_start = backend_cpu()
         table, client = tables[step % len(tables)], clients[step % len(tables)]
-        tablet = table["tablet"]
-        event = tablet.next_event(step)
-        form = {
-            "type": event["type"],
-            "player": event["player"],
-            "version": str(table["version"]),
-            "key": f"tapcost-{step}-{random.random()}",
-            "sheet": table["sheet"],
-        }
+        event = table["tablet"].next_event(step)
+        key = f"tapcost-{step}-{random.random()}"
         profiling = profile is not None and step >= warm and event["type"] == args.profile
         if profiling:
             profile.enable()
         start = time.process_time()
-        # Form-encoded, as htmx and a browser send a tap (the test client's default,
-        # multipart, costs Django more to parse).
-        response = client.post(
-            f"/sessies/{table['pk']}/gebeurtenis/",
-            urlencode(form),
-            content_type="application/x-www-form-urlencoded",
-            HTTP_HX_REQUEST="true",
-        )
+        response = post_tap(client, table, event, key)
         spent = time.process_time() - start
         if profiling:
             profile.disable()
-        body = response.content
-        if response.get("Content-Encoding") == "gzip":
-            body = gzip.decompress(body)
-        if response.status_code != 200 or b'id="refusal"' in body or b'id="stale"' in body:
-            raise SystemExit(f"tap {step} ({event}) was not recorded: {body[:300]!r}")
-        tablet._apply(event)
-        table["version"] = int(VERSION.search(body).group(1))
-        found = SHEET.search(body)
-        if found:
-            table["sheet"] = found.group(1).decode()
+        tap_taken(table, event, response, step)
         if step >= warm:
             cpu.setdefault(event["type"], []).append(spent * 1000)
     pg = (backend_cpu() - pg_start) * 1000 / args.taps

@@ -23,6 +23,8 @@ Usage, in ``tests/browser/test_<page>.py``::
   once per run. This ``live_server`` takes the place of pytest-django's, so tests that use it
   still get a transactional database: data made in the test is visible to the server. A test
   during which the server logged a traceback fails.
+- ``push_url``: the streams' server beside it (gunicorn with uvicorn's worker on
+  ``toepen_site.asgi``, the same settings and database), whose pages push; PostgreSQL only.
 - ``screenshot_dir``: ``test-artifacts/screenshots/`` (git-ignored). A failing browser test
   leaves a screenshot there by itself, named after the test.
 
@@ -113,28 +115,38 @@ def screenshot_dir() -> Path:
 
 
 class DeployedServer:
-    """gunicorn serving the app in production mode, in a process group of its own.
+    """gunicorn serving the app in production mode, in a process group of its own: the sync
+    server of the pages and taps, or with ``asgi`` the streams' server (uvicorn's worker on
+    ``toepen_site.asgi``, one worker, as README "Production" runs it).
 
     pytest-django calls ``_live_server_modified_settings.enable()`` and ``.disable()`` around
     each test that uses ``live_server``: here they mark where the test's part of the server's
     log begins, and fail the test if the server logged a traceback (a 500) meanwhile."""
 
-    def __init__(self, log: Path) -> None:
+    def __init__(self, log: Path, *, asgi: bool = False) -> None:
         self.url = ""
         self.log = log
+        self.asgi = asgi
+        self.env: dict[str, str] = {}
         self.process: subprocess.Popen | None = None
         self._live_server_modified_settings = self
         self._mark = 0
 
     def start(self, env: dict[str, str]) -> None:
+        self.env = env
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
         self.url = f"http://127.0.0.1:{port}"
-        command = [sys.executable, "-m", "gunicorn", "toepen_site.wsgi:application"]
-        # Two workers of four threads: the taps of two tablets, the viewers' polls and a page
-        # load at once, as the in-process server of pytest-django took them.
-        command += ["-b", f"127.0.0.1:{port}", "-w", "2", "--threads", "4"]
+        if self.asgi:
+            command = [sys.executable, "-m", "gunicorn", "toepen_site.asgi:application"]
+            command += ["-b", f"127.0.0.1:{port}", "-w", "1"]
+            command += ["-k", "uvicorn_worker.UvicornWorker"]
+        else:
+            command = [sys.executable, "-m", "gunicorn", "toepen_site.wsgi:application"]
+            # Two workers of four threads: the taps of two tablets, the viewers' polls and a
+            # page load at once, as the in-process server of pytest-django took them.
+            command += ["-b", f"127.0.0.1:{port}", "-w", "2", "--threads", "4"]
         command += ["--graceful-timeout", "5"]
         with self.log.open("wb") as log:
             self.process = subprocess.Popen(
@@ -219,6 +231,28 @@ def live_server(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterato
 @pytest.fixture
 def base_url(live_server) -> str:
     return live_server.url
+
+
+@pytest.fixture(scope="session")
+def push_server(request: pytest.FixtureRequest) -> Iterator[DeployedServer]:
+    """The streams' server beside ``live_server``, on the same settings and database: its
+    pages push (PostgreSQL only, as push is: skipped on SQLite, before any server starts)."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("push needs PostgreSQL's NOTIFY")
+    server = DeployedServer(ARTIFACTS / "push-server.log", asgi=True)
+    server.start(request.getfixturevalue("live_server").env)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def push_url(push_server) -> Iterator[str]:
+    """``push_server``'s address; the test fails if that server logged a traceback meanwhile."""
+    push_server.enable()
+    yield push_server.url
+    push_server.disable()
 
 
 def console_errors(context) -> list[str]:

@@ -74,6 +74,8 @@ def test_a_round_at_a_scorers_pace_shows_each_tap_at_once_and_is_recorded_whole(
     assert events(session) == [*ROUND, ("win", "Bas")]  # no refusal on the way
     feedback = page.evaluate("window.__feedback")
     assert len(feedback) == 5
+    # No answer comes back sooner than the added latency: a tap shown only on its answer fails.
+    assert max(feedback) < latency_ms, feedback
     print(
         f"\ntap feedback at {latency_ms} ms added latency: median "
         f"{statistics.median(feedback):.1f} ms, max {max(feedback):.1f} ms (n=5)"
