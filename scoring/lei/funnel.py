@@ -167,6 +167,9 @@ class RecordOutcome:
     # answer draws the sheet without reading the log again or replaying it a second time.
     data: dict[str, Any] | None = field(default=None, repr=False)
     discarded: bool = False  # the session ended before any round was played: it is gone
+    # What this write took back or replaced (``Change.before``; None when ``replayed``): an
+    # undo's answer says it in words without reading the log before the write.
+    before: Any = field(default=None, repr=False)
 
     def as_json(self) -> dict[str, Any]:
         return {"version": self.version, "round_number": self.round_number}
@@ -408,7 +411,11 @@ def session_write(
             after=todo.after,
         )
         outcome = RecordOutcome(
-            version=locked.version, round_number=todo.round_number, result=result, data=data
+            version=locked.version,
+            round_number=todo.round_number,
+            result=result,
+            data=data,
+            before=todo.before,
         )
         if key:
             IdempotencyKey.objects.create(
