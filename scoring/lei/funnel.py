@@ -36,6 +36,7 @@ from scoring.models import (
     Session,
     SessionResult,
 )
+from scoring.models.lei import SETTLED
 from scoring.push import notify
 from scoring.ratings.services import ratings_refresh
 from scoring.writes import ServiceError, actor_of
@@ -73,6 +74,14 @@ class UnknownRound(ServiceError):
     def __init__(self, number: int) -> None:
         self.number = number
         super().__init__(f"the session has no round {number}")
+
+
+class AgreementSettled(ServiceError):
+    """The table agreed with the final lei, or a club admin accepted it (scoring/lei/akkoord.py):
+    what was agreed to stays, as a closed series' result does; a club admin corrects it."""
+
+    def __init__(self) -> None:
+        super().__init__("the table agreed with this result: only a club admin can correct it")
 
 
 class RoundOver(ServiceError):
@@ -338,6 +347,10 @@ def session_write(
         # Before the version: a tablet still sending taps is told why, not sent to look again.
         if locked.result_closed and not actor.may_change_closed:
             raise ResultClosed()
+        # An undo or a correction at the table would change the result it agreed to, while
+        # the game stayed "akkoord" and counted as such.
+        if locked.agreement in SETTLED and not actor.may_change_closed:
+            raise AgreementSettled()
         # Before the version too: a leftover tap is told that its round is over, not sent to
         # look again, and "probeer opnieuw" (a newer version) still never lands elsewhere.
         if round_number is not None and round_number != (now := current_round(rounds)):

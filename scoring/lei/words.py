@@ -56,6 +56,11 @@ def undone_text(before: Any) -> str:
 def service_error_text(error: writes.ServiceError) -> str:
     if isinstance(error, funnel.SessionLocked):
         return gettext("Deze lei is op slot: de club moet hem eerst openen.")
+    if isinstance(error, funnel.AgreementSettled):
+        return gettext(
+            "De tafel was akkoord met de eindstand: alleen een clubbeheerder kan de uitslag nog"
+            " verbeteren."
+        )
     if isinstance(error, funnel.RoundOver):
         return gettext(
             "deze tik hoorde bij ronde %(tapped)s; de lei staat op ronde %(now)s en is zonder"
