@@ -408,9 +408,13 @@ def session_write(
         # 3. The session's new state, the audit trail and the key's answer.
         was_over = locked.status != Session.Status.RUNNING
         locked.status = Session.Status.FINISHED if finished else Session.Status.RUNNING
+        if not finished:
+            # A game that plays on again (an admin's correction) has no final lei to agree to:
+            # the table is asked again once it is over (scoring/lei/akkoord.py).
+            locked.agreement = Session.Agreement.OPEN
         locked.version += 1
         locked.updated_at = timezone.now()
-        locked.save(update_fields=["status", "version", "updated_at", "ended"])
+        locked.save(update_fields=["status", "agreement", "version", "updated_at", "ended"])
         # Delivered to the open streams when this transaction commits, never on a rollback.
         notify.session_changed(locked.pk, locked.version, locked.club_id)
         AuditEntry.objects.create(
@@ -443,7 +447,15 @@ def session_write(
 
 def refresh_from(session: Session, fresh: Session) -> None:
     """Let the caller's instance show the session as it is now."""
-    for name in ("status", "version", "updated_at", "ended", "scorer_token", "viewer_key"):
+    for name in (
+        "status",
+        "agreement",
+        "version",
+        "updated_at",
+        "ended",
+        "scorer_token",
+        "viewer_key",
+    ):
         setattr(session, name, getattr(fresh, name))
 
 

@@ -305,7 +305,11 @@ def test_what_the_table_agreed_to_cannot_be_undone_at_the_table(scorer, club, pe
     session.refresh_from_db()
     assert (session.status, session.agreement, session.version) == ("finished", "agreed", version)
     assert session.rounds.count() == 2
-    # A command (or a club admin) may correct it.
+    # A command (or a club admin) may correct it; a game that plays on again asks the table
+    # again once it is over.
     services.session_undo(session=session, version=version, key="u2")
     session.refresh_from_db()
-    assert session.status == "running"
+    assert (session.status, session.agreement) == ("running", "open")
+    play_rounds(session, ["Bas"])
+    session.refresh_from_db()
+    assert (session.status, session.agreement) == ("finished", "open")
