@@ -36,6 +36,7 @@ from scoring.models import (
     Session,
     SessionResult,
 )
+from scoring.models.lei import SETTLED
 from scoring.push import notify
 from scoring.ratings.services import ratings_refresh
 from scoring.writes import ServiceError, actor_of
@@ -73,6 +74,14 @@ class UnknownRound(ServiceError):
     def __init__(self, number: int) -> None:
         self.number = number
         super().__init__(f"the session has no round {number}")
+
+
+class AgreementSettled(ServiceError):
+    """The table agreed with the final lei, or a club admin accepted it (scoring/lei/akkoord.py):
+    what was agreed to stays, as a closed series' result does; a club admin corrects it."""
+
+    def __init__(self) -> None:
+        super().__init__("the table agreed with this result: only a club admin can correct it")
 
 
 class RoundOver(ServiceError):
@@ -167,6 +176,9 @@ class RecordOutcome:
     # answer draws the sheet without reading the log again or replaying it a second time.
     data: dict[str, Any] | None = field(default=None, repr=False)
     discarded: bool = False  # the session ended before any round was played: it is gone
+    # What this write took back or replaced (``Change.before``; None when ``replayed``): an
+    # undo's answer says it in words without reading the log before the write.
+    before: Any = field(default=None, repr=False)
 
     def as_json(self) -> dict[str, Any]:
         return {"version": self.version, "round_number": self.round_number}
@@ -335,6 +347,10 @@ def session_write(
         # Before the version: a tablet still sending taps is told why, not sent to look again.
         if locked.result_closed and not actor.may_change_closed:
             raise ResultClosed()
+        # An undo or a correction at the table would change the result it agreed to, while
+        # the game stayed "akkoord" and counted as such.
+        if locked.agreement in SETTLED and not actor.may_change_closed:
+            raise AgreementSettled()
         # Before the version too: a leftover tap is told that its round is over, not sent to
         # look again, and "probeer opnieuw" (a newer version) still never lands elsewhere.
         if round_number is not None and round_number != (now := current_round(rounds)):
@@ -392,9 +408,13 @@ def session_write(
         # 3. The session's new state, the audit trail and the key's answer.
         was_over = locked.status != Session.Status.RUNNING
         locked.status = Session.Status.FINISHED if finished else Session.Status.RUNNING
+        if not finished:
+            # A game that plays on again (an admin's correction) has no final lei to agree to:
+            # the table is asked again once it is over (scoring/lei/akkoord.py).
+            locked.agreement = Session.Agreement.OPEN
         locked.version += 1
         locked.updated_at = timezone.now()
-        locked.save(update_fields=["status", "version", "updated_at", "ended"])
+        locked.save(update_fields=["status", "agreement", "version", "updated_at", "ended"])
         # Delivered to the open streams when this transaction commits, never on a rollback.
         notify.session_changed(locked.pk, locked.version, locked.club_id)
         AuditEntry.objects.create(
@@ -408,7 +428,11 @@ def session_write(
             after=todo.after,
         )
         outcome = RecordOutcome(
-            version=locked.version, round_number=todo.round_number, result=result, data=data
+            version=locked.version,
+            round_number=todo.round_number,
+            result=result,
+            data=data,
+            before=todo.before,
         )
         if key:
             IdempotencyKey.objects.create(
@@ -423,7 +447,15 @@ def session_write(
 
 def refresh_from(session: Session, fresh: Session) -> None:
     """Let the caller's instance show the session as it is now."""
-    for name in ("status", "version", "updated_at", "ended", "scorer_token", "viewer_key"):
+    for name in (
+        "status",
+        "agreement",
+        "version",
+        "updated_at",
+        "ended",
+        "scorer_token",
+        "viewer_key",
+    ):
         setattr(session, name, getattr(fresh, name))
 
 

@@ -255,11 +255,10 @@ def _write(
     request: HtmxHttpRequest,
     scorer: access.ScorerAccess,
     write: Callable[[], Any],
-    undone: Callable[[], str] | None = None,
+    undone: Callable[[funnel.RecordOutcome], str] | None = None,
 ) -> HttpResponse:
-    """Run ``write`` and answer; ``undone`` says in words what an undo is about to take back
-    (asked first, and shown only when this very request took it back)."""
-    said = undone() if undone is not None else ""
+    """Run ``write`` and answer; ``undone`` says in words what this very write took back (an
+    undo's answer; a replayed key took back nothing this time)."""
     try:
         outcome = write()
     except funnel.SessionGone:
@@ -274,7 +273,8 @@ def _write(
         return answer_write(request, scorer, error=service_error_text(error), moved=True)
     except writes.ServiceError as error:
         return answer_write(request, scorer, error=service_error_text(error))
-    return answer_write(request, scorer, outcome=outcome, undone="" if outcome.replayed else said)
+    said = undone(outcome) if undone is not None and not outcome.replayed else ""
+    return answer_write(request, scorer, outcome=outcome, undone=said)
 
 
 @require_GET
@@ -469,26 +469,18 @@ def _write_at_version(
     form = VersionForm(request.POST)
     if not form.is_valid():
         return answer_write(request, scorer, error=translated_error(form))
-    version = form.cleaned_data["version"]
-
-    def undone() -> str:
-        # Read before the write: what is read is what the write takes back only if the
-        # session was at the tablet's version all along (the write then checks it again).
-        if not say_undone or scorer.session.version != version:
-            return ""
-        return undone_text(scorer.session)
-
     return _write(
         request,
         scorer,
         lambda: service(
             session=scorer.session,
-            version=version,
+            version=form.cleaned_data["version"],
             key=form.cleaned_data["key"],
             actor=scorer.actor,
             round_number=form.cleaned_data["round"],
         ),
-        undone=undone,
+        # In words from what the write took back itself: no read of the log before it.
+        undone=(lambda outcome: undone_text(outcome.before)) if say_undone else None,
     )
 
 

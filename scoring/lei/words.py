@@ -4,12 +4,13 @@ back, and why a write was refused (a ``ServiceError``, in words a scorer acts on
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.utils.translation import gettext
 
 from scoring import writes
 from scoring.clubs import services as club_services
 from scoring.lei import funnel, services
-from scoring.models import Game, Round, Session
 
 
 def tap_words() -> dict[str, str]:
@@ -30,18 +31,17 @@ def tap_words() -> dict[str, str]:
     }
 
 
-def undone_text(session: Session) -> str:
-    """What an undo of ``session`` as it is now takes back, in words: the last event of its
-    last round, or that round's presence (``services.session_undo`` takes back the same)."""
-    if session.game == Game.POT and session.ended:
-        return gettext("Het verdelen van de pot is ongedaan gemaakt.")
-    last = Round.objects.filter(session=session).order_by("-number").values_list("events").first()
-    if last is None:
+def undone_text(before: Any) -> str:
+    """What an undo took back, in words, from what the write itself took back
+    (``RecordOutcome.before`` of ``services.session_undo``): the pot's sharing, the last event
+    of the last round, or that round's presence."""
+    if not isinstance(before, dict):
         return ""
-    events = last[0] or []
-    if not events:
+    if before.get("ended"):
+        return gettext("Het verdelen van de pot is ongedaan gemaakt.")
+    event = before.get("event")
+    if not isinstance(event, dict):
         return gettext("Aanwezigheid ongedaan gemaakt.")
-    event = events[-1]
     what = tap_words().get(event.get("type"), event.get("type", ""))
     if event.get("type") == "win" and event.get("jack"):
         what = gettext("%(what)s met boer") % {"what": what}
@@ -56,6 +56,11 @@ def undone_text(session: Session) -> str:
 def service_error_text(error: writes.ServiceError) -> str:
     if isinstance(error, funnel.SessionLocked):
         return gettext("Deze lei is op slot: de club moet hem eerst openen.")
+    if isinstance(error, funnel.AgreementSettled):
+        return gettext(
+            "De tafel was akkoord met de eindstand: alleen een clubbeheerder kan de uitslag nog"
+            " verbeteren."
+        )
     if isinstance(error, funnel.RoundOver):
         return gettext(
             "deze tik hoorde bij ronde %(tapped)s; de lei staat op ronde %(now)s en is zonder"

@@ -285,3 +285,31 @@ def test_a_toernooi_table_counts_once_agreed_or_accepted(client, club, people, d
     page = client.get(reverse("tournament_series", args=[tournament.pk, 1])).content.decode()
     assert "geaccepteerd" in page
     assert "De uitslag van tafel 2 is geaccepteerd." in page
+
+
+def test_what_the_table_agreed_to_cannot_be_undone_at_the_table(scorer, club, people):
+    """A game that ended by itself takes an undo at the table; once the table agreed, an undo
+    would reopen it and let another result stand as "akkoord". Refused, with the reason; a
+    club admin still corrects it."""
+    session = make_session(club, ["Anne", "Bas"], overrides={"max_points": 2})
+    play_rounds(session, ["Anne", "Anne"])
+    session.refresh_from_db()
+    assert session.status == "finished"
+    assert agree(scorer, session, **HX)["X-Lei-Outcome"] == "recorded"
+    session.refresh_from_db()
+    version = session.version
+    url = reverse("session_undo", args=[session.pk])
+    answer = scorer.post(url, {"version": version, "key": "u1"}, **HX)
+    assert answer["X-Lei-Outcome"] == "refused"
+    assert "De tafel was akkoord met de eindstand" in answer.content.decode()
+    session.refresh_from_db()
+    assert (session.status, session.agreement, session.version) == ("finished", "agreed", version)
+    assert session.rounds.count() == 2
+    # A command (or a club admin) may correct it; a game that plays on again asks the table
+    # again once it is over.
+    services.session_undo(session=session, version=version, key="u2")
+    session.refresh_from_db()
+    assert (session.status, session.agreement) == ("running", "open")
+    play_rounds(session, ["Bas"])
+    session.refresh_from_db()
+    assert (session.status, session.agreement) == ("finished", "open")

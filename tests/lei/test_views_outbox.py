@@ -8,10 +8,12 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from scoring.lei import outbox
-from scoring.models import ClubMembership, Session
+from scoring.models import ClubMembership, Round, Session
 from tests.conftest import record, tap
 
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -126,6 +128,34 @@ def test_undo_with_nothing_to_undo_is_not_recorded(scorer, session):
     response = undo(scorer, session, key="u1")
     assert response["X-Lei-Outcome"] == "refused"
     assert "Niet opgeslagen: Er is niets om ongedaan te maken." in response.content.decode()
+
+
+def test_undo_of_the_presence_says_so(scorer, session):
+    session.refresh_from_db()
+    url = reverse("session_presence", args=[session.pk])
+    data = {"version": session.version, "key": "p1", "absent_0": "toilet"}
+    assert scorer.post(url, data, **HX)["X-Lei-Outcome"] == "recorded"
+    html = undo(scorer, session, key="u1").content.decode()
+    assert "Aanwezigheid ongedaan gemaakt." in html
+    assert session.rounds.count() == 0
+
+
+def test_an_undo_reads_the_rounds_once_under_its_lock(scorer, session):
+    # Its words come from what the write itself took back, not from a read of the log
+    # before the write: the rounds are read once, by the write.
+    tap(scorer, session, "knock", "Bas", key="k0")
+    tap(scorer, session, "fold", "Cees", key="k1")
+    session.refresh_from_db()
+    data = {"version": session.version, "key": "u1"}
+    url = reverse("session_undo", args=[session.pk])
+    with CaptureQueriesContext(connection) as undone:
+        html = scorer.post(url, data, **HX).content.decode()
+    assert "Weg van Cees ongedaan gemaakt." in html
+    table = Round._meta.db_table
+    reads = [
+        q["sql"] for q in undone if q["sql"].startswith("SELECT") and f'FROM "{table}"' in q["sql"]
+    ]
+    assert len(reads) == 1, reads
 
 
 # --- the round's result, and the buttons offered offline -----------------------------------
