@@ -13,7 +13,7 @@ import pytest
 from django.urls import reverse
 
 from scoring.models import ClubMembership, Player, Tournament
-from scoring.toernooi import checkin, finish
+from scoring.toernooi import checkin, finish, room_views
 from scoring.toernooi import results as tournament_results
 from scoring.toernooi import selectors as tournament_selectors
 from scoring.toernooi import services as tournaments
@@ -339,3 +339,20 @@ def test_the_tv_pages_200_players_tables_beside_their_standings(client, public):
     assert standings_pages == {"1", "2", "3", "4", "5"}
     assert sorted(set(seen)) == list(range(1, 51))
     assert seen[: seen.index(50) + 1] == list(range(1, 51))
+
+
+def test_a_tv_whose_tables_turn_pages_keeps_polling(client, public, monkeypatch):
+    """A pushed part is drawn only when something changes: a TV whose standings fit one page
+    but whose tables need more than one would stay on its first tables, so it polls."""
+    players = [Player.objects.create(club=public, name=f"Speler {i:02}") for i in range(20)]
+    tournament = tournaments.tournament_create(club=public, name="Avond", series_count=2)
+    checkin.tournament_check_in(tournament=tournament, players=players)
+    tournaments.series_draw(tournament=tournament, expected_number=1, seed=4)
+    url = reverse("tournament_tv", args=[public.slug, tournament.pk])
+    board = client.get(url, **HX).content.decode().split(">", 1)[0]
+    assert "data-push" in board  # five tables and 20 players: one screen, pushed
+    monkeypatch.setattr(room_views, "TV_TABLE_LINES", 5)  # two tables of four to a page
+    text = client.get(url, **HX).content.decode()
+    assert "pagina" not in text.split("tv-standings-heading", 1)[1].split("</h1>", 1)[0]
+    assert "data-push" not in text.split(">", 1)[0]
+    assert "?pagina=2" in text.split(">", 1)[0]
