@@ -355,7 +355,13 @@ def paste_plan(tournament: Tournament, text: str) -> PastePlan:
     elif first > tournament.series_count:
         plan.problem = _("Alle series zijn begonnen: er kan niemand meer bij dit toernooi.")
     entered = TournamentEntry.objects.filter(tournament=tournament).count()
-    joining = sum(1 for line in lines if not line.problem and not line.playing)
+    # As the check-in counts: a player with an entry (playing, or withdrawn and coming back)
+    # takes no new place.
+    joining = sum(
+        1
+        for line in lines
+        if not line.problem and (line.player is None or line.player.pk not in entries)
+    )
     if not plan.problem and joining and entered + joining > MAX_PLAYERS:
         plan.problem = _("Een toernooi heeft hoogstens %(max)s spelers.") % {"max": MAX_PLAYERS}
     return plan

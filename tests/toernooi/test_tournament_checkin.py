@@ -360,3 +360,18 @@ def test_a_player_who_missed_a_series_does_not_come_back_by_name_or_by_list(org,
     checkin.tournament_check_in(tournament=three, players=[people["Dirk"]])
     assert "Dirk" in playing(three)
     assert "Eva" not in playing(three)
+
+
+def test_a_full_tournament_takes_back_a_player_who_withdrew_by_list_too(
+    org, tournament, people, monkeypatch
+):
+    monkeypatch.setattr(checkin, "MAX_PLAYERS", len(people))
+    checkin.tournament_check_in(tournament=tournament, players=list(people.values()))
+    checkin.tournament_withdraw(tournament=tournament, player=people["Eva"])
+    plan = plan_of(paste(org, tournament, "Eva\n"))
+    assert plan.ok, plan.problem  # her place is hers: the check-in takes her back
+    saved = paste(org, tournament, "Eva\n", action="save", plan=plan.digest)
+    assert saved.status_code == 302
+    assert "Eva" in playing(tournament)
+    full = plan_of(paste(org, tournament, "Fleur\n"))
+    assert full.problem == f"Een toernooi heeft hoogstens {len(people)} spelers."
