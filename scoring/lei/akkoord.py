@@ -61,7 +61,7 @@ def session_agree(*, session: Session, actor: Any = None) -> bool:
             )
         return Agreement.AGREED, ""
 
-    return _write(session, actor, AuditEntry.Action.AGREE, decide)
+    return _write(session, actor, AuditEntry.Action.AGREE, decide, table_tap=True)
 
 
 def session_dispute(*, session: Session, note: Any, actor: Any = None) -> bool:
@@ -79,7 +79,7 @@ def session_dispute(*, session: Session, note: Any, actor: Any = None) -> bool:
             )
         return Agreement.DISPUTED, text
 
-    return _write(session, actor, AuditEntry.Action.DISPUTE, decide)
+    return _write(session, actor, AuditEntry.Action.DISPUTE, decide, table_tap=True)
 
 
 def session_accept(*, session: Session, actor: Any = None) -> bool:
@@ -94,7 +94,7 @@ def session_accept(*, session: Session, actor: Any = None) -> bool:
     return _write(session, actor, AuditEntry.Action.ACCEPT, decide)
 
 
-def _write(session: Session, actor: Any, action: str, decide) -> bool:
+def _write(session: Session, actor: Any, action: str, decide, *, table_tap: bool = False) -> bool:
     actor = actor_of(actor)
     with transaction.atomic():
         # The row lock first: two tablets tapping at once decide one after the other
@@ -106,6 +106,13 @@ def _write(session: Session, actor: Any, action: str, decide) -> bool:
         if decided is None:
             _refresh(session, locked)
             return False
+        # Under "alleen met akkoord" an akkoord decides whether the game counts: once the
+        # organiser closed the series (``result_closed``) the table's taps change nothing,
+        # as its other taps (``funnel.ResultClosed``); the organiser still accepts.
+        if table_tap and locked.result_closed and not actor.may_change_closed:
+            raise AgreementRefused(
+                _("De serie is afgesloten: alleen de organisator beslist nog over deze uitslag.")
+            )
         before = {"agreement": locked.agreement}
         locked.agreement, locked.dispute_note = decided
         locked.version += 1

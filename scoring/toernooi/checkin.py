@@ -117,7 +117,7 @@ def tournament_check_in(
                     tournament=locked, player=player, from_series=first
                 )
             elif entry.withdrawn_after is not None:
-                if entry.withdrawn_after < first - 1:
+                if missed_a_series(entry, first):
                     raise TournamentError(
                         _(
                             "%(player)s heeft zich na serie %(series)s teruggetrokken en kan"
@@ -141,6 +141,12 @@ def tournament_check_in(
                 },
             )
         return entries
+
+
+def missed_a_series(entry: TournamentEntry, first: int) -> bool:
+    """Whether ``entry`` withdrew and missed a series before ``first`` (``joining_series``):
+    such a player does not come back (the check-in and the pasted list ask this alike)."""
+    return entry.withdrawn_after is not None and entry.withdrawn_after < first - 1
 
 
 def club_player_named(club_id: int, name: str) -> Player | None:
@@ -328,11 +334,7 @@ def paste_plan(tournament: Tournament, text: str) -> PastePlan:
         entry = entries.get(player.pk) if player else None
         if key in seen:
             problem = _("staat al op regel %(line)s") % {"line": seen[key]}
-        elif (
-            entry is not None
-            and entry.withdrawn_after is not None
-            and (entry.withdrawn_after < first - 1)
-        ):
+        elif entry is not None and missed_a_series(entry, first):
             problem = _("trok zich terug na serie %(series)s en kan niet terugkomen") % {
                 "series": entry.withdrawn_after
             }
@@ -353,7 +355,13 @@ def paste_plan(tournament: Tournament, text: str) -> PastePlan:
     elif first > tournament.series_count:
         plan.problem = _("Alle series zijn begonnen: er kan niemand meer bij dit toernooi.")
     entered = TournamentEntry.objects.filter(tournament=tournament).count()
-    joining = sum(1 for line in lines if not line.problem and not line.playing)
+    # As the check-in counts: a player with an entry (playing, or withdrawn and coming back)
+    # takes no new place.
+    joining = sum(
+        1
+        for line in lines
+        if not line.problem and (line.player is None or line.player.pk not in entries)
+    )
     if not plan.problem and joining and entered + joining > MAX_PLAYERS:
         plan.problem = _("Een toernooi heeft hoogstens %(max)s spelers.") % {"max": MAX_PLAYERS}
     return plan

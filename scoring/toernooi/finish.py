@@ -108,7 +108,8 @@ def final_order(tournament: Tournament, standings: Standings | None = None) -> l
         same = previous is not None and previous.place == row.place
         # The tie-breaker names the row above in the standings: said only when that row is
         # the one above here too.
-        add(row, None, same, row.decided_by if previous is not None else "")
+        above = previous is not None and index[previous.player.pk] == index[row.player.pk] - 1
+        add(row, None, same, row.decided_by if above else "")
         previous = row
     return order
 

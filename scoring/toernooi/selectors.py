@@ -411,10 +411,14 @@ def _correction_text(entry: AuditEntry) -> str:
             text += " " + gettext("(de finaletafel is teruggenomen)")
         return text
     if entry.action == Action.SERIES_REDRAW:
-        return gettext("Opnieuw geloot: %(where)s (lotnummer %(seed)s)") % {
+        text = gettext("Opnieuw geloot: %(where)s (lotnummer %(seed)s)") % {
             "where": where,
             "seed": after.get("seed"),
         }
+        # A redraw by mistake is undone by drawing again with the lotnummer it replaced.
+        if before.get("seed") is not None:
+            text += " " + gettext("(vorige loting: lotnummer %(seed)s)") % {"seed": before["seed"]}
+        return text
     if entry.action == Action.CHECK_IN:
         return checked_in_text(after)
     return entry.get_action_display()

@@ -268,7 +268,11 @@ def latest_series(tournament: Tournament, *, final: bool | None = False) -> Seri
 def joining_series(tournament: Tournament) -> int:
     """The first series a player checked in now plays: a series only drawn still takes them
     (after a new draw), a started one does not."""
-    latest = latest_series(tournament)
+    return joining_after(latest_series(tournament))
+
+
+def joining_after(latest: Series | None) -> int:
+    """``joining_series`` given the latest regular series (for a page that read it already)."""
     if latest is None:
         return 1
     return latest.number if latest.state == Series.State.DRAWN else latest.number + 1

@@ -161,9 +161,6 @@ def tournament_page(request: HttpRequest, tournament: Tournament) -> HttpRespons
     final = next((s for s in all_series if s.final), None)
     latest = regular[-1] if regular else None
     entries = list(tournament.entries.select_related("player"))
-    joining = tournaments.next_series_number(tournament)
-    if latest is not None and latest.state == Series.State.DRAWN:
-        joining = latest.number
     present = [e for e in entries if e.withdrawn_after is None]
     can_draw = (
         tournament.status == Tournament.Status.OPEN
@@ -192,7 +189,6 @@ def tournament_page(request: HttpRequest, tournament: Tournament) -> HttpRespons
             "final": final,
             "latest": latest,
             "present_count": len(present),
-            "joining": joining,
             "next_number": tournaments.next_series_number(tournament),
             "can_draw": can_draw,
             "can_final": can_final,
@@ -316,9 +312,6 @@ def _checkin_context(tournament: Tournament) -> dict[str, Any]:
     by_player = {e.player_id: e for e in entries}
     members = list(Player.objects.filter(club_id=tournament.club_id, is_guest=False))
     latest = tournament.series.filter(final=False).order_by("-number").first()
-    joining = 1
-    if latest is not None:
-        joining = latest.number if latest.state == Series.State.DRAWN else latest.number + 1
     toggles = [
         (p, p.pk in by_player and by_player[p.pk].withdrawn_after is None)
         for p in sorted(members, key=lambda p: p.name.casefold())
@@ -335,7 +328,7 @@ def _checkin_context(tournament: Tournament) -> dict[str, Any]:
         "toggles": toggles,
         "playing": playing,
         "left": left,
-        "joining": joining,
+        "joining": tournaments.joining_after(latest),
         "started": latest is not None and latest.state != Series.State.DRAWN,
         "drawn": latest if latest is not None and latest.state == Series.State.DRAWN else None,
         "min_players": tournaments.MIN_PLAYERS,

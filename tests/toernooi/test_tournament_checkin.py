@@ -11,8 +11,10 @@ from django.urls import reverse
 
 from scoring.models import AuditEntry, ClubMembership, Player, TournamentEntry
 from scoring.toernooi import checkin, selectors
+from scoring.toernooi import results as tournament_results
 from scoring.toernooi import services as tournaments
 from tests.conftest import make_club
+from tests.toernooi.test_tournament_views import play_out
 
 HX = {"HTTP_HX_REQUEST": "true"}
 DAY = datetime.date(2026, 11, 27)
@@ -332,3 +334,44 @@ def test_a_list_after_every_series_began_is_refused(org, club, people):
 def test_the_paste_page_is_linked_from_the_check_in(org, tournament):
     page = org.get(reverse("tournament_checkin", args=[tournament.pk]))
     assert reverse("tournament_paste", args=[tournament.pk]) in page.content.decode()
+
+
+def test_a_player_who_missed_a_series_does_not_come_back_by_name_or_by_list(org, club, people):
+    three = tournaments.tournament_create(club=club, name="Drie", series_count=3, date=DAY)
+    checkin.tournament_check_in(tournament=three, players=list(people.values()))
+    first = tournaments.series_draw(tournament=three, expected_number=1, seed=1)
+    tournaments.series_start(series=first)
+    checkin.tournament_withdraw(tournament=three, player=people["Eva"])  # after series 1
+    for table in first.tables.all():
+        play_out(table.session)
+    tournament_results.series_finish(series=first)
+    second = tournaments.series_draw(tournament=three, expected_number=2, seed=1)
+    tournaments.series_start(series=second)
+    checkin.tournament_withdraw(tournament=three, player=people["Dirk"])  # during series 2
+    # Eva missed series 2: she stays out. Dirk missed none: he comes back for series 3.
+    with pytest.raises(tournaments.TournamentError, match="kan niet meer terugkomen"):
+        checkin.tournament_check_in(tournament=three, players=[people["Eva"]])
+    plan = plan_of(paste(org, three, "Eva\nDirk\n"))
+    assert [(line.name, line.kind) for line in plan.lines] == [
+        ("Eva", "problem"),
+        ("Dirk", "member"),
+    ]
+    assert plan.lines[0].problem == "trok zich terug na serie 1 en kan niet terugkomen"
+    checkin.tournament_check_in(tournament=three, players=[people["Dirk"]])
+    assert "Dirk" in playing(three)
+    assert "Eva" not in playing(three)
+
+
+def test_a_full_tournament_takes_back_a_player_who_withdrew_by_list_too(
+    org, tournament, people, monkeypatch
+):
+    monkeypatch.setattr(checkin, "MAX_PLAYERS", len(people))
+    checkin.tournament_check_in(tournament=tournament, players=list(people.values()))
+    checkin.tournament_withdraw(tournament=tournament, player=people["Eva"])
+    plan = plan_of(paste(org, tournament, "Eva\n"))
+    assert plan.ok, plan.problem  # her place is hers: the check-in takes her back
+    saved = paste(org, tournament, "Eva\n", action="save", plan=plan.digest)
+    assert saved.status_code == 302
+    assert "Eva" in playing(tournament)
+    full = plan_of(paste(org, tournament, "Fleur\n"))
+    assert full.problem == f"Een toernooi heeft hoogstens {len(people)} spelers."

@@ -10,6 +10,7 @@ from django.urls import reverse
 from scoring.lei import services
 from scoring.models import (
     AuditEntry,
+    Club,
     ClubMembership,
     Player,
     Series,
@@ -20,6 +21,7 @@ from scoring.models import (
 from scoring.toernooi import checkin
 from scoring.toernooi import results as tournament_results
 from scoring.toernooi import services as tournaments
+from scoring.toernooi.selectors import tournament_standings
 from tests.conftest import new_key, standings_shown
 
 NAMES = ["Anne", "Bas", "Cees", "Dirk", "Eva", "Fien", "Gijs", "Hans"]
@@ -197,6 +199,39 @@ def test_a_closed_series_refuses_the_tables_taps_round_editor_and_new_games(
     assert "Dit is een toernooitafel" in again.content.decode()
     assert Session.objects.count() == sessions
     assert the_game(session) == before
+
+
+def test_a_closed_series_takes_no_akkoord_from_its_tables_but_the_organiser_accepts(
+    org, club, members, table_tablet
+):
+    # Under "alleen met akkoord" the akkoord decides whether a table counts: after the close
+    # a table's tap would change the standings the organiser closed.
+    club.agreement_rule = Club.AgreementRule.AGREED
+    club.save()
+    series = closed(club, members[:4])
+    session = series.tables.get().session
+    tournament = series.tournament
+
+    def played() -> int:
+        return sum(r.series_played for r in tournament_standings(tournament).rows)
+
+    assert played() == 0
+    tablet = scorer_link(table_tablet, session)
+    for answer in (
+        tablet.post(reverse("session_agree", args=[session.pk]), {"key": "k1"}, **HX),
+        tablet.post(
+            reverse("session_dispute", args=[session.pk]), {"key": "k2", "note": "fout"}, **HX
+        ),
+    ):
+        assert "De serie is afgesloten" in answer.content.decode()
+    session.refresh_from_db()
+    assert session.agreement == Session.Agreement.OPEN
+    assert played() == 0
+    answer = org.post(reverse("tournament_table_accept", args=[tournament.pk, 1, 1]))
+    assert answer.status_code == 302
+    session.refresh_from_db()
+    assert session.agreement == Session.Agreement.ACCEPTED
+    assert played() == 4
 
 
 def test_a_tables_scorer_link_starts_no_new_game_outside_the_tournament(

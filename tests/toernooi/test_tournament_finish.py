@@ -8,12 +8,13 @@ from __future__ import annotations
 import csv
 import io
 import re
+from dataclasses import replace
 
 import pytest
 from django.urls import reverse
 
 from scoring.models import ClubMembership, Player, Tournament
-from scoring.toernooi import checkin, finish
+from scoring.toernooi import checkin, finish, room_views
 from scoring.toernooi import results as tournament_results
 from scoring.toernooi import selectors as tournament_selectors
 from scoring.toernooi import services as tournaments
@@ -339,3 +340,60 @@ def test_the_tv_pages_200_players_tables_beside_their_standings(client, public):
     assert standings_pages == {"1", "2", "3", "4", "5"}
     assert sorted(set(seen)) == list(range(1, 51))
     assert seen[: seen.index(50) + 1] == list(range(1, 51))
+
+
+def test_a_tv_whose_tables_turn_pages_keeps_polling(client, public, monkeypatch):
+    """A pushed part is drawn only when something changes: a TV whose standings fit one page
+    but whose tables need more than one would stay on its first tables, so it polls."""
+    players = [Player.objects.create(club=public, name=f"Speler {i:02}") for i in range(20)]
+    tournament = tournaments.tournament_create(club=public, name="Avond", series_count=2)
+    checkin.tournament_check_in(tournament=tournament, players=players)
+    tournaments.series_draw(tournament=tournament, expected_number=1, seed=4)
+    url = reverse("tournament_tv", args=[public.slug, tournament.pk])
+    board = client.get(url, **HX).content.decode().split(">", 1)[0]
+    assert "data-push" in board  # five tables and 20 players: one screen, pushed
+    monkeypatch.setattr(room_views, "TV_TABLE_LINES", 5)  # two tables of four to a page
+    text = client.get(url, **HX).content.decode()
+    assert "pagina" not in text.split("tv-standings-heading", 1)[1].split("</h1>", 1)[0]
+    assert "data-push" not in text.split(">", 1)[0]
+    assert "?pagina=2" in text.split(">", 1)[0]
+
+
+def test_a_tie_breaker_is_said_only_under_the_row_it_names(club):
+    """A finalist who stood between two others in the standings moves up: the row that now
+    follows another is not said to be below it by the tie-breaker that named the finalist."""
+    eight = [Player.objects.create(club=club, name=f"Speler {n}") for n in range(1, 9)]
+    tournament = tournaments.tournament_create(club=club, name="Finale-avond", series_count=1)
+    tournament_results.series_finish(series=finished_series(tournament, eight, seed=1))
+    standings = tournament_selectors.tournament_standings(tournament)
+    # The second withdraws: the final table passes over them, to the fifth.
+    checkin.tournament_withdraw(tournament=tournament, player=standings.rows[1].player)
+    final = tournament_results.final_table_create(tournament=tournament, seed=3)
+    play_out(final.tables.get().session)
+    tournament_results.series_finish(series=final)
+    tournament.refresh_from_db()
+    seated = {s.player_id for s in final.tables.get().seats.all()}
+    standings = tournament_selectors.tournament_standings(tournament)
+    rows = standings.rows
+    # The first row after a finalist in the standings that is not the first one below the
+    # finalists here: its tie-breaker (given it one) speaks of the finalist above it.
+    i = next(
+        i
+        for i in range(2, len(rows))
+        if rows[i].player.pk not in seated and rows[i - 1].player.pk in seated
+    )
+    rows[i] = replace(rows[i], decided_by="strafpunten", shared=False)
+    order = finish.final_order(tournament, standings)
+    below = next(r for r in order if r.player == rows[i].player)
+    above = order[order.index(below) - 1]
+    assert above.player.pk not in seated
+    assert below.decided_by == ""
+    # Where the row above is the one above in the standings too, its tie-breaker stays.
+    j = next(
+        j
+        for j in range(1, len(rows))
+        if rows[j].player.pk not in seated and rows[j - 1].player.pk not in seated
+    )
+    rows[j] = replace(rows[j], decided_by="toepkoningen", shared=False, place=rows[j - 1].place + 1)
+    order = finish.final_order(tournament, standings)
+    assert next(r for r in order if r.player == rows[j].player).decided_by == "toepkoningen"

@@ -179,3 +179,23 @@ def test_two_organisers_redrawing_at_once_one_wins_and_the_other_is_told(
     # The one told sees the winner's draw: its page names the winner's seed.
     assert f"lotnummer {series.seed}" in won[0]
     assert f'name="draw" value="{series.draw_version}"' in told[0]
+
+
+def test_a_redraw_by_mistake_is_undone_with_the_lotnummer_the_log_names(
+    organiser, tournament, members
+):
+    series = drawn(tournament, members)
+    first = (seating(series), series.seed)
+    client = logged_in(organiser)
+    url = reverse("tournament_series_redraw", args=[tournament.pk, 1])
+    page_url = reverse("tournament_series", args=[tournament.pk, 1])
+    client.post(url, {"draw": series_form_draw(client.get(page_url)), "seed": "11"})
+    series.refresh_from_db()
+    assert seating(series) != first[0]
+    page = client.get(reverse("tournament_page", args=[tournament.pk])).content.decode()
+    log = page[page.index('id="corrections"') :]
+    told = f"Opnieuw geloot: serie 1 (lotnummer 11) (vorige loting: lotnummer {first[1]})"
+    assert told in log
+    client.post(url, {"draw": series_form_draw(client.get(page_url)), "seed": str(first[1])})
+    series.refresh_from_db()
+    assert (seating(series), series.seed) == first
