@@ -26,6 +26,7 @@ from django.utils.translation import ngettext
 
 from scoring import names
 from scoring.clubs import services as club_services
+from scoring.http import id_from
 from scoring.lei import services as lei_services
 from scoring.models import (
     Club,
@@ -145,9 +146,8 @@ def checkin_by_phone(*, evening: Evening, token: str, player_id: Any, phone: str
     """A player found by name checks in on a phone. Checking in twice changes nothing."""
     with transaction.atomic():
         locked = _open(evening, token)
-        player = None
-        if isinstance(player_id, str) and player_id.isdigit() and len(player_id) < 19:
-            player = Player.objects.filter(club=locked.club, pk=int(player_id)).first()
+        pk = id_from(player_id) if isinstance(player_id, str) else None
+        player = Player.objects.filter(club=locked.club, pk=pk).first() if pk else None
         if player is None or not player.confirmed:
             raise CheckinError(_("Die naam staat niet op de lijst van de club."))
         done = EveningPlayer.objects.filter(evening=locked, player=player).first()

@@ -150,7 +150,7 @@ def test_the_token_is_checked_inside_the_lock(evening, members):
         )
 
 
-@pytest.mark.parametrize("player", ["", "abc", "-1", "9" * 30, "99999"])
+@pytest.mark.parametrize("player", ["", "abc", "-1", "9" * 30, "99999", "²", "1²"])
 def test_a_player_id_that_is_no_player_of_the_club_is_refused(evening, members, player):
     page = Client().post(phone_url(evening), {"player": player}, follow=True).content.decode()
     assert "Die naam staat niet op de lijst van de club." in page

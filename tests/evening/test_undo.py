@@ -233,6 +233,24 @@ def test_a_round_that_is_no_round_throws_nothing_away(organiser, evening, raw):
     assert state(evening) == before
 
 
+@pytest.mark.parametrize("raw", ["²", "1²", "9" * 5000])
+def test_a_number_python_cannot_read_changes_nothing(organiser, evening, raw):
+    # "²" passes str.isdigit and fails int: each form's field is refused, never a 500.
+    draw(organiser, evening, 1)
+    before = state(evening), evening.players.count()
+    writes = [
+        ("evening_sign_out", {"player": raw}),
+        ("evening_guest", {"player": raw, "action": "confirm"}),
+        ("evening_draw", {"round": raw}),
+        ("evening_draw_discard", {"round": raw, "draw": selectors.board(evening).last_draw}),
+        ("evening_draw_discard", {"round": "1", "draw": raw}),
+    ]
+    for name, data in writes:
+        answer = organiser.post(reverse(name, args=[evening.pk]), data)
+        assert answer.status_code == 302, name
+    assert (state(evening), evening.players.count()) == before
+
+
 def test_nothing_drawn_is_nothing_to_throw_away(organiser, evening):
     page = organiser.get(reverse("evening_page", args=[evening.pk])).content.decode()
     assert "weggooien" not in page
