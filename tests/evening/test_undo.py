@@ -273,7 +273,13 @@ def test_only_the_organiser_signs_out_or_throws_a_round_away(evening, django_use
     ClubMembership.objects.create(user=admin, club=evening.club, role="admin")
     no_token = Client(enforce_csrf_checks=True)
     no_token.force_login(admin)
-    writes = [("evening_sign_out", {"player": bas.pk}), ("evening_draw_discard", {"round": "1"})]
+    # The draw the organiser's page names: without it the throw-away is refused anyway, and the
+    # unchanged state below would not show that the refusal was the access check's.
+    shown = selectors.board(evening).last_draw
+    writes = [
+        ("evening_sign_out", {"player": bas.pk}),
+        ("evening_draw_discard", {"round": "1", "draw": shown}),
+    ]
     for name, data in writes:
         url = reverse(name, args=[evening.pk])
         assert Client().post(url, data).status_code == 403  # not logged in
