@@ -62,14 +62,25 @@ class CheckinClosed(CheckinError):
 
 
 def evening_create(*, club: Club, date: datetime.date | None = None) -> Evening:
-    """A club evening, its check-in open at once."""
+    """The club's evening of ``date``, its check-in open at once. One a day: a second tap, or a
+    second organiser, gets the same evening and QR, never a second one that splits who checks
+    in. A new evening closes the QR of the club's earlier ones, so last week's poster, still
+    hanging, checks nobody in on last week's evening."""
     day = date or timezone.localdate()
-    return Evening.objects.create(
-        club=club,
-        date=day,
-        season=lei_services.running_season(club, day),
-        checkin_token=new_checkin_token(),
-    )
+    with transaction.atomic():
+        # The club's row locked: two organisers starting the same evening make one.
+        Club.objects.select_for_update().filter(pk=club.pk).first()
+        evenings = Evening.objects.filter(club=club, tournament__isnull=True)
+        found = evenings.filter(date=day).order_by("pk").first()
+        if found is not None:
+            return found
+        evenings.filter(date__lt=day, checkin_token__isnull=False).update(checkin_token=None)
+        return Evening.objects.create(
+            club=club,
+            date=day,
+            season=lei_services.running_season(club, day),
+            checkin_token=new_checkin_token(),
+        )
 
 
 def evening_of_tournament(*, tournament: Tournament) -> Evening:

@@ -5,6 +5,8 @@ into ordinary games."""
 
 from __future__ import annotations
 
+import datetime
+
 import pytest
 from django.test import Client
 from django.urls import reverse
@@ -54,6 +56,35 @@ def phone_url(evening) -> str:
 def check_in(phone: Client, evening, player: Player, token: str | None = None):
     url = reverse("checkin_phone", args=[token or evening.checkin_token])
     return phone.post(url, {"player": str(player.pk)}, follow=True)
+
+
+# --- starting an evening -----------------------------------------------------------------------
+
+
+def test_a_second_start_of_the_same_evening_is_the_same_evening(organiser, club):
+    # A second tap, or a second organiser: one evening, one QR, not two that split the players.
+    url = reverse("evening_new")
+    first = organiser.post(url, {"club": club.pk, "date": "2026-11-27"})
+    second = organiser.post(url, {"club": club.pk, "date": "2026-11-27"})
+    evening = club.evenings.get()
+    assert first["Location"] == second["Location"] == reverse("evening_page", args=[evening.pk])
+    organiser.post(url, {"club": club.pk, "date": "2026-11-28"})
+    assert club.evenings.count() == 2
+
+
+def test_a_new_evening_closes_the_qr_of_the_ones_before(club, members):
+    last_week = services.evening_create(club=club, date=datetime.date(2026, 11, 20))
+    next_week = services.evening_create(club=club, date=datetime.date(2026, 12, 4))
+    old, later = last_week.checkin_token, next_week.checkin_token
+    tonight = services.evening_create(club=club, date=datetime.date(2026, 11, 27))
+    phone = Client()
+    # Last week's poster, still hanging, checks nobody in on last week's evening.
+    assert check_in(phone, last_week, members["Bas Bakker"], token=old).status_code == 410
+    assert not EveningPlayer.objects.exists()
+    check_in(phone, tonight, members["Bas Bakker"])
+    assert list(EveningPlayer.objects.values_list("evening_id", flat=True)) == [tonight.pk]
+    next_week.refresh_from_db()
+    assert next_week.checkin_token == later  # an evening still to come keeps its QR
 
 
 # --- the search ---------------------------------------------------------------------------------
