@@ -262,6 +262,24 @@ def test_the_screen_shows_who_checked_in_by_which_phone(
         organiser.get(reverse("evening_page", args=[evening.pk]), HTTP_HX_REQUEST="true")
 
 
+def test_each_shared_phone_has_a_label_of_its_own_past_z(club, evening):
+    for n in range(27 * 2):
+        player = Player.objects.create(club=club, name=f"Speler {n}")
+        services.checkin_by_phone(
+            evening=evening,
+            token=evening.checkin_token,
+            player_id=str(player.pk),
+            phone=f"p{n // 2}",
+        )
+    labels = selectors.board(evening).phone_label
+    assert len(set(labels.values())) == len(labels) == 27
+    assert (labels["p0"], labels["p25"], labels["p26"]) == (
+        "telefoon A",
+        "telefoon Z",
+        "telefoon AA",
+    )
+
+
 @pytest.mark.parametrize("players", [6, 18])
 def test_the_screen_with_rounds_drawn_costs_the_same_queries_for_any_number(
     organiser, evening, players, django_assert_num_queries
