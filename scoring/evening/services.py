@@ -189,7 +189,7 @@ def checkin_guest(*, evening: Evening, token: str, name: Any, phone: str) -> Eve
         return _enter(locked, player, phone=phone, pending=True)
 
 
-def checkin_by_organiser(*, evening: Evening, name: Any, actor: Any = None) -> EveningPlayer:
+def checkin_by_organiser(*, evening: Evening, name: Any) -> EveningPlayer:
     """The organiser checks in someone without a phone: a known name is that player, a new one
     a guest of the club."""
     with transaction.atomic():
