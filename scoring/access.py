@@ -197,16 +197,21 @@ def scorer_clubs(request: HttpRequest) -> list[Club]:
 def organiser(request: HttpRequest, pk: int) -> Tournament:
     """The tournament ``pk`` if the one asking organises it, as a club admin of its club (one
     query); anyone else gets a 404."""
+    return _organised(request, Tournament.objects.select_related("club", "season").filter(pk=pk))
+
+
+def _organised(request: HttpRequest, rows: QuerySet) -> Any:
+    """The row of ``rows`` (a toernooi, a club evening) if the one asking is a club admin of
+    its ``club`` (one query); anyone else gets a 404, so nobody learns which ids exist."""
     user = request.user
     if not user.is_authenticated:
         raise LoginNeeded(gettext("Log in als beheerder van de club."))
-    found = Tournament.objects.select_related("club", "season").filter(pk=pk)
     if not user.is_superuser:
-        found = found.filter(Exists(admin_memberships_of(user).filter(club=OuterRef("club"))))
-    tournament = found.first()
-    if tournament is None:
-        raise Http404("no such tournament")
-    return tournament
+        rows = rows.filter(Exists(admin_memberships_of(user).filter(club=OuterRef("club"))))
+    found = rows.first()
+    if found is None:
+        raise Http404(f"no such {rows.model._meta.model_name}")
+    return found
 
 
 def organiser_clubs(request: HttpRequest) -> list[Club]:
@@ -220,16 +225,9 @@ def organiser_clubs(request: HttpRequest) -> list[Club]:
 def evening_organiser(request: HttpRequest, pk: int) -> Evening:
     """The club evening ``pk`` (or a toernooi's QR check-in) if the one asking organises it, as
     a club admin of its club (one query); anyone else gets a 404, as for a toernooi."""
-    user = request.user
-    if not user.is_authenticated:
-        raise LoginNeeded(gettext("Log in als beheerder van de club."))
-    found = Evening.objects.select_related("club", "tournament", "season").filter(pk=pk)
-    if not user.is_superuser:
-        found = found.filter(Exists(admin_memberships_of(user).filter(club=OuterRef("club"))))
-    evening = found.first()
-    if evening is None:
-        raise Http404("no such evening")
-    return evening
+    return _organised(
+        request, Evening.objects.select_related("club", "tournament", "season").filter(pk=pk)
+    )
 
 
 @dataclass(frozen=True)

@@ -95,9 +95,7 @@ def board(evening: Evening) -> Board:
     labels: dict[str, str] = {}
     for e in rows:
         if counts.get(e.phone, 0) > 1 and e.phone not in labels:
-            labels[e.phone] = _("telefoon %(letter)s") % {
-                "letter": chr(ord("A") + len(labels) % 26)
-            }
+            labels[e.phone] = _("telefoon %(letter)s") % {"letter": _letters(len(labels))}
     for e in rows:
         e.phone_label = labels.get(e.phone, "")  # for the template: no lookups by key there
         e.phone_count = counts.get(e.phone, 0)
@@ -111,6 +109,17 @@ def board(evening: Evening) -> Board:
     if tables:
         result.rounds = _rounds(tables)
     return result
+
+
+def _letters(n: int) -> str:
+    """A, B, ... Z, AA, AB, ...: a label of its own for each phone (200 players, three a phone,
+    are more than 26 phones; "% 26" gave two phones the same letter)."""
+    label = ""
+    n += 1
+    while n:
+        n, rest = divmod(n - 1, 26)
+        label = chr(ord("A") + rest) + label
+    return label
 
 
 def _rounds(tables: list[EveningTable]) -> list[tuple[int, list[TableRow]]]:

@@ -26,6 +26,7 @@ from django.utils.translation import ngettext
 
 from scoring import names
 from scoring.clubs import services as club_services
+from scoring.http import id_from
 from scoring.lei import services as lei_services
 from scoring.models import (
     Club,
@@ -61,14 +62,25 @@ class CheckinClosed(CheckinError):
 
 
 def evening_create(*, club: Club, date: datetime.date | None = None) -> Evening:
-    """A club evening, its check-in open at once."""
+    """The club's evening of ``date``, its check-in open at once. One a day: a second tap, or a
+    second organiser, gets the same evening and QR, never a second one that splits who checks
+    in. A new evening closes the QR of the club's earlier ones, so last week's poster, still
+    hanging, checks nobody in on last week's evening."""
     day = date or timezone.localdate()
-    return Evening.objects.create(
-        club=club,
-        date=day,
-        season=lei_services.running_season(club, day),
-        checkin_token=new_checkin_token(),
-    )
+    with transaction.atomic():
+        # The club's row locked: two organisers starting the same evening make one.
+        Club.objects.select_for_update().filter(pk=club.pk).first()
+        evenings = Evening.objects.filter(club=club, tournament__isnull=True)
+        found = evenings.filter(date=day).order_by("pk").first()
+        if found is not None:
+            return found
+        evenings.filter(date__lt=day, checkin_token__isnull=False).update(checkin_token=None)
+        return Evening.objects.create(
+            club=club,
+            date=day,
+            season=lei_services.running_season(club, day),
+            checkin_token=new_checkin_token(),
+        )
 
 
 def evening_of_tournament(*, tournament: Tournament) -> Evening:
@@ -145,9 +157,8 @@ def checkin_by_phone(*, evening: Evening, token: str, player_id: Any, phone: str
     """A player found by name checks in on a phone. Checking in twice changes nothing."""
     with transaction.atomic():
         locked = _open(evening, token)
-        player = None
-        if isinstance(player_id, str) and player_id.isdigit() and len(player_id) < 19:
-            player = Player.objects.filter(club=locked.club, pk=int(player_id)).first()
+        pk = id_from(player_id) if isinstance(player_id, str) else None
+        player = Player.objects.filter(club=locked.club, pk=pk).first() if pk else None
         if player is None or not player.confirmed:
             raise CheckinError(_("Die naam staat niet op de lijst van de club."))
         done = EveningPlayer.objects.filter(evening=locked, player=player).first()
@@ -178,7 +189,7 @@ def checkin_guest(*, evening: Evening, token: str, name: Any, phone: str) -> Eve
         return _enter(locked, player, phone=phone, pending=True)
 
 
-def checkin_by_organiser(*, evening: Evening, name: Any, actor: Any = None) -> EveningPlayer:
+def checkin_by_organiser(*, evening: Evening, name: Any) -> EveningPlayer:
     """The organiser checks in someone without a phone: a known name is that player, a new one
     a guest of the club."""
     with transaction.atomic():

@@ -17,7 +17,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from scoring import access
 from scoring.evening import selectors, services
-from scoring.http import private_response
+from scoring.http import id_from, private_response
 from scoring.models import Club, Evening, Tournament
 from scoring.svg import qr_svg
 from scoring.writes import ServiceError
@@ -93,6 +93,12 @@ def evening_poster(request: HttpRequest, evening: Evening) -> HttpResponse:
     return private_response(render(request, "scoring/evening/poster.html", context))
 
 
+def _posted_id(request: HttpRequest, field: str) -> int:
+    """A row's id (or a round's number) the form sent; 0, which no row has, for anything else
+    ("²" passes ``str.isdigit`` and fails ``int``)."""
+    return id_from(request.POST.get(field)) or 0
+
+
 def _write(request: HttpRequest, evening: Evening, write) -> HttpResponse:
     try:
         done = write()
@@ -139,8 +145,7 @@ def evening_add(request: HttpRequest, evening: Evening) -> HttpResponse:
 @access.requires(access.evening_organiser)
 def evening_guest(request: HttpRequest, evening: Evening) -> HttpResponse:
     """A guest who added themselves on a phone: confirmed (plays), or refused (gone)."""
-    raw = request.POST.get("player", "")
-    player_id = int(raw) if raw.isdigit() and len(raw) < 19 else 0
+    player_id = _posted_id(request, "player")
     action = request.POST.get("action")
 
     def write() -> str:
@@ -159,8 +164,7 @@ def evening_guest(request: HttpRequest, evening: Evening) -> HttpResponse:
 @access.requires(access.evening_organiser)
 def evening_sign_out(request: HttpRequest, evening: Evening) -> HttpResponse:
     """A player checked in by mistake, or gone home: out of the next draws."""
-    raw = request.POST.get("player", "")
-    player_id = int(raw) if raw.isdigit() and len(raw) < 19 else 0
+    player_id = _posted_id(request, "player")
 
     def write() -> str:
         player = services.checkin_sign_out(evening=evening, player_id=player_id)
@@ -176,8 +180,7 @@ def evening_sign_out(request: HttpRequest, evening: Evening) -> HttpResponse:
 @access.requires(access.evening_organiser)
 def evening_draw(request: HttpRequest, evening: Evening) -> HttpResponse:
     """Draw the next round of tables from who is here; each table's game starts at once."""
-    raw = request.POST.get("round", "")
-    expected = int(raw) if raw.isdigit() and len(raw) < 6 else 0
+    expected = _posted_id(request, "round")
 
     def write() -> str:
         tables = services.evening_draw(evening=evening, expected_round=expected, actor=request.user)
@@ -202,10 +205,8 @@ def tournament_checkin_qr(request: HttpRequest, tournament: Tournament) -> HttpR
 def evening_draw_discard(request: HttpRequest, evening: Evening) -> HttpResponse:
     """Throw away the last round's draw while none of its tables has played; it can be drawn
     again."""
-    raw = request.POST.get("round", "")
-    expected = int(raw) if raw.isdigit() and len(raw) < 6 else 0
-    raw = request.POST.get("draw", "")
-    drawn = int(raw) if raw.isdigit() and len(raw) < 19 else 0
+    expected = _posted_id(request, "round")
+    drawn = _posted_id(request, "draw")
 
     def write() -> str:
         count = services.evening_draw_discard(

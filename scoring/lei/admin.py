@@ -322,11 +322,12 @@ class SessionAdmin(ClubScopedAdmin):
         write: Any,
         done: str,
     ) -> None:
-        """Run one service on each selected session; refusals are reported per session."""
+        """Run one service on each selected session; refusals are reported per session, and a
+        session the service left as it was (it answers False) is not counted."""
         count = 0
         for session in queryset.order_by("pk"):
             try:
-                write(session)
+                changed = write(session)
             except Refusal as refusal:
                 self.message_user(request, f"{session}: {refusal_message(refusal)}", messages.ERROR)
             except writes.ServiceError as error:
@@ -334,7 +335,7 @@ class SessionAdmin(ClubScopedAdmin):
                     request, f"{session}: {service_error_message(error)}", messages.ERROR
                 )
             else:
-                count += 1
+                count += changed is not False
         if count:
             self.message_user(request, done % {"count": count}, messages.SUCCESS)
 

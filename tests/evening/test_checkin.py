@@ -5,6 +5,8 @@ into ordinary games."""
 
 from __future__ import annotations
 
+import datetime
+
 import pytest
 from django.test import Client
 from django.urls import reverse
@@ -54,6 +56,35 @@ def phone_url(evening) -> str:
 def check_in(phone: Client, evening, player: Player, token: str | None = None):
     url = reverse("checkin_phone", args=[token or evening.checkin_token])
     return phone.post(url, {"player": str(player.pk)}, follow=True)
+
+
+# --- starting an evening -----------------------------------------------------------------------
+
+
+def test_a_second_start_of_the_same_evening_is_the_same_evening(organiser, club):
+    # A second tap, or a second organiser: one evening, one QR, not two that split the players.
+    url = reverse("evening_new")
+    first = organiser.post(url, {"club": club.pk, "date": "2026-11-27"})
+    second = organiser.post(url, {"club": club.pk, "date": "2026-11-27"})
+    evening = club.evenings.get()
+    assert first["Location"] == second["Location"] == reverse("evening_page", args=[evening.pk])
+    organiser.post(url, {"club": club.pk, "date": "2026-11-28"})
+    assert club.evenings.count() == 2
+
+
+def test_a_new_evening_closes_the_qr_of_the_ones_before(club, members):
+    last_week = services.evening_create(club=club, date=datetime.date(2026, 11, 20))
+    next_week = services.evening_create(club=club, date=datetime.date(2026, 12, 4))
+    old, later = last_week.checkin_token, next_week.checkin_token
+    tonight = services.evening_create(club=club, date=datetime.date(2026, 11, 27))
+    phone = Client()
+    # Last week's poster, still hanging, checks nobody in on last week's evening.
+    assert check_in(phone, last_week, members["Bas Bakker"], token=old).status_code == 410
+    assert not EveningPlayer.objects.exists()
+    check_in(phone, tonight, members["Bas Bakker"])
+    assert list(EveningPlayer.objects.values_list("evening_id", flat=True)) == [tonight.pk]
+    next_week.refresh_from_db()
+    assert next_week.checkin_token == later  # an evening still to come keeps its QR
 
 
 # --- the search ---------------------------------------------------------------------------------
@@ -150,7 +181,7 @@ def test_the_token_is_checked_inside_the_lock(evening, members):
         )
 
 
-@pytest.mark.parametrize("player", ["", "abc", "-1", "9" * 30, "99999"])
+@pytest.mark.parametrize("player", ["", "abc", "-1", "9" * 30, "99999", "²", "1²"])
 def test_a_player_id_that_is_no_player_of_the_club_is_refused(evening, members, player):
     page = Client().post(phone_url(evening), {"player": player}, follow=True).content.decode()
     assert "Die naam staat niet op de lijst van de club." in page
@@ -229,6 +260,24 @@ def test_the_screen_shows_who_checked_in_by_which_phone(
     # tables. The next round is the draw form's, outside the board: the full page's alone.
     with django_assert_num_queries(5):
         organiser.get(reverse("evening_page", args=[evening.pk]), HTTP_HX_REQUEST="true")
+
+
+def test_each_shared_phone_has_a_label_of_its_own_past_z(club, evening):
+    for n in range(27 * 2):
+        player = Player.objects.create(club=club, name=f"Speler {n}")
+        services.checkin_by_phone(
+            evening=evening,
+            token=evening.checkin_token,
+            player_id=str(player.pk),
+            phone=f"p{n // 2}",
+        )
+    labels = selectors.board(evening).phone_label
+    assert len(set(labels.values())) == len(labels) == 27
+    assert (labels["p0"], labels["p25"], labels["p26"]) == (
+        "telefoon A",
+        "telefoon Z",
+        "telefoon AA",
+    )
 
 
 @pytest.mark.parametrize("players", [6, 18])

@@ -233,6 +233,24 @@ def test_a_round_that_is_no_round_throws_nothing_away(organiser, evening, raw):
     assert state(evening) == before
 
 
+@pytest.mark.parametrize("raw", ["²", "1²", "9" * 5000])
+def test_a_number_python_cannot_read_changes_nothing(organiser, evening, raw):
+    # "²" passes str.isdigit and fails int: each form's field is refused, never a 500.
+    draw(organiser, evening, 1)
+    before = state(evening), evening.players.count()
+    writes = [
+        ("evening_sign_out", {"player": raw}),
+        ("evening_guest", {"player": raw, "action": "confirm"}),
+        ("evening_draw", {"round": raw}),
+        ("evening_draw_discard", {"round": raw, "draw": selectors.board(evening).last_draw}),
+        ("evening_draw_discard", {"round": "1", "draw": raw}),
+    ]
+    for name, data in writes:
+        answer = organiser.post(reverse(name, args=[evening.pk]), data)
+        assert answer.status_code == 302, name
+    assert (state(evening), evening.players.count()) == before
+
+
 def test_nothing_drawn_is_nothing_to_throw_away(organiser, evening):
     page = organiser.get(reverse("evening_page", args=[evening.pk])).content.decode()
     assert "weggooien" not in page
@@ -255,7 +273,13 @@ def test_only_the_organiser_signs_out_or_throws_a_round_away(evening, django_use
     ClubMembership.objects.create(user=admin, club=evening.club, role="admin")
     no_token = Client(enforce_csrf_checks=True)
     no_token.force_login(admin)
-    writes = [("evening_sign_out", {"player": bas.pk}), ("evening_draw_discard", {"round": "1"})]
+    # The draw the organiser's page names: without it the throw-away is refused anyway, and the
+    # unchanged state below would not show that the refusal was the access check's.
+    shown = selectors.board(evening).last_draw
+    writes = [
+        ("evening_sign_out", {"player": bas.pk}),
+        ("evening_draw_discard", {"round": "1", "draw": shown}),
+    ]
     for name, data in writes:
         url = reverse(name, args=[evening.pk])
         assert Client().post(url, data).status_code == 403  # not logged in

@@ -234,10 +234,13 @@ def test_the_admin_lists_disputed_games_and_accepts_them(admin_client, club, peo
         reverse("admin:scoring_session_changelist"), {"agreement": "disputed"}
     )
     assert list(listed.context["cl"].queryset) == [two]
-    admin_client.post(
+    answer = admin_client.post(
         reverse("admin:scoring_session_changelist"),
         {"action": "accept_results", "_selected_action": [two.pk, one.pk]},
+        follow=True,
     )
+    # One accepted: the agreed game is no result the admin accepted.
+    assert [str(m) for m in answer.context["messages"]] == ["Uitslagen geaccepteerd: 1."]
     two.refresh_from_db()
     assert (two.agreement, two.dispute_note) == ("accepted", "verkeerd geteld")
     assert [e.action for e in AuditEntry.objects.filter(session=two).order_by("at", "pk")][-2:] == [
