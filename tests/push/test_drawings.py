@@ -10,6 +10,7 @@ import pytest
 from django.test import RequestFactory
 
 from scoring.push import fragments
+from tests.push.loop import run_apart
 
 
 # Django's connection handling runs around each call on the drawing threads.
@@ -32,6 +33,6 @@ def test_a_stream_that_goes_while_its_part_is_drawn_leaves_the_drawing_to_the_ot
         part = await asyncio.wait_for(second, 10)
         return part, len(drawings.kept)
 
-    part, kept = asyncio.run(scenario())
+    part, kept = run_apart(scenario())
     assert part.status == 404  # drawn, through Django, for the stream that stayed
     assert kept == 1  # and kept for the next stream of that version

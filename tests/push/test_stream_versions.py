@@ -18,6 +18,7 @@ from scoring import access
 from scoring.lei import services
 from scoring.models import Session
 from scoring.push import fragments, listener, views
+from tests.push.loop import run_apart
 
 
 @pytest.fixture
@@ -68,7 +69,7 @@ def test_a_change_announced_after_the_stream_read_its_version_is_not_sent_again(
             sent.append(await asyncio.wait_for(events.__anext__(), 1.0))
         return sent
 
-    hello, part, *more = asyncio.run(scenario())
+    hello, part, *more = run_apart(scenario())
     assert hello.startswith(b"retry:")
     assert part.startswith(f"id: {now}\nevent: part\n".encode())
     assert more == []
