@@ -115,7 +115,8 @@ async def _events(
             sent = current
         while True:
             try:
-                version = await asyncio.wait_for(queue.get(), KEEPALIVE)
+                async with asyncio.timeout(KEEPALIVE):  # no task a wait, as wait_for makes
+                    version = await queue.get()
             except TimeoutError:
                 yield b"event: ping\ndata: \n\n"
                 continue
