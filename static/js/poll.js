@@ -14,7 +14,12 @@
       its own polls are held back. The stream is opened again with the last version it got
       (?last=, as Last-Event-ID would), closed while the page is hidden, and given up after it
       failed three times (an error, or no sign of life: a proxy that holds the events back):
-      then the element polls as before. "stale" from the server fetches the part once. */
+      then the element polls as before. While a stream fails the page shows its [data-stale]
+      notice, until the stream or a poll gets through. Given up is not for good: a minute
+      later (then two, four, up to ten) the stream is tried once more while the polls go on,
+      and taken back when it says hello, so that a streams' server that was restarted gets
+      its viewers back instead of their polls. "stale" from the server (what it could not
+      draw: a revoked link, a game thrown away) fetches the part once, and polls for good. */
 (function () {
   "use strict";
 
@@ -24,13 +29,16 @@
 
   var FAILURES = 3;      // a stream that failed this often in a row: poll instead
   var QUIET_MS = 40000;  // no event (the server pings every 15 s) this long: a failure
-  var streams = {};      // by the element's id: {source, last, failures, timer, once}
+  var PROBE_MS = 60000;  // polling since: try the stream again (doubled each time it fails)
+  var PROBE_MAX_MS = 600000;
+  // By the element's id: {source, last, failures, timer, probing, probeMs, probeTimer, given}.
+  var streams = {};
 
   function pushUrl() { return document.body && document.body.getAttribute("data-push"); }
 
   function pushed(elt) {
     var s = elt && elt.id && streams[elt.id];
-    return !!(s && s.failures < FAILURES);
+    return !!(s && s.failures < FAILURES && !s.probing);
   }
 
   var HELLO_MS = 10000;  // a stream whose first event has not come by then: a failure
@@ -46,12 +54,26 @@
     if (!s) { return; }
     s.failures += 1;
     close(id);
-    if (s.failures < FAILURES) {
+    // A probe that fails says nothing: the polls keep the page as it is meant to be.
+    if (!s.probing) { stale(true); }
+    if (s.failures < FAILURES && !s.probing) {
       setTimeout(function () { open(id); }, 1000 * s.failures);
-    } else {
-      var elt = document.getElementById(id);
-      if (elt && window.htmx) { htmx.trigger(elt, "shown"); }  // polling from now on, at once
+      return;
     }
+    s.failures = FAILURES;
+    s.probing = false;
+    var elt = document.getElementById(id);
+    if (elt && window.htmx) { htmx.trigger(elt, "shown"); }  // polling from now on, at once
+    clearTimeout(s.probeTimer);
+    s.probeTimer = setTimeout(function () { probe(id); }, s.probeMs);
+    s.probeMs = Math.min(s.probeMs * 2, PROBE_MAX_MS);
+  }
+
+  function probe(id) {
+    var s = streams[id];
+    if (!s || s.given) { return; }
+    s.probing = true;  // the polls go on until the stream says hello
+    open(id);
   }
 
   function close(id) {
@@ -63,14 +85,20 @@
   function open(id) {
     var s = streams[id];
     var elt = document.getElementById(id);
-    if (!elt || !elt.hasAttribute("data-push") || s.failures >= FAILURES || s.source ||
-        document.visibilityState !== "visible" || !window.EventSource) { return; }
+    if (!elt || !elt.hasAttribute("data-push") || (s.failures >= FAILURES && !s.probing) ||
+        s.source || document.visibilityState !== "visible" || !window.EventSource) { return; }
     var url = pushUrl() + "?deel=" + encodeURIComponent(elt.getAttribute("hx-get")) +
       (s.last ? "&last=" + encodeURIComponent(s.last) : "");
     var source = new EventSource(url);
     s.source = source;
     alive(id, HELLO_MS);
-    source.addEventListener("hello", function () { alive(id); s.failures = 0; });
+    source.addEventListener("hello", function () {
+      alive(id);
+      s.failures = 0;
+      s.probing = false;
+      s.probeMs = PROBE_MS;
+      stale(false);
+    });
     source.addEventListener("ping", function () { alive(id); });
     source.addEventListener("part", function (evt) {
       alive(id);
@@ -82,6 +110,9 @@
     source.addEventListener("stale", function () {
       close(id);
       s.failures = FAILURES;  // what the server could not draw, the page's own poll answers
+      s.probing = false;
+      s.given = true;
+      clearTimeout(s.probeTimer);
       var target = document.getElementById(id);
       if (target && window.htmx) { htmx.trigger(target, "shown"); }
     });
@@ -95,7 +126,10 @@
     if (!pushUrl()) { return; }
     document.querySelectorAll("[data-poll-visible][data-push]").forEach(function (elt) {
       if (!elt.id) { return; }
-      if (!streams[elt.id]) { streams[elt.id] = {source: null, last: "", failures: 0, timer: 0}; }
+      if (!streams[elt.id]) {
+        streams[elt.id] = {source: null, last: "", failures: 0, timer: 0, probing: false,
+                           probeMs: PROBE_MS, probeTimer: 0, given: false};
+      }
       open(elt.id);
     });
   }
