@@ -104,7 +104,10 @@ def main() -> int:
         print(f"  {kind:6} median {statistics.median(figures):5.2f}  n={len(figures)}")
     print(f"PostgreSQL's backend, CPU per tap: {pg:.2f} ms")
     if profile is not None:
-        pstats.Stats(profile).sort_stats(os.environ.get("SORT", "cumulative")).print_stats(40)
+        stats = pstats.Stats(profile).sort_stats(os.environ.get("SORT", "cumulative"))
+        stats.print_stats(40)
+        if os.environ.get("CALLEES"):  # a regular expression of the functions to break down
+            stats.print_callees(os.environ["CALLEES"])
     return 0
 
 
