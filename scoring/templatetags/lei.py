@@ -72,9 +72,9 @@ def outbox_person(context: Mapping) -> str:
     return outbox.person_id(context["request"].user)
 
 
-# Drawn parts kept by ``{% keep %}`` in this process, oldest first. A row of the sheet is 0.5 to
-# 1 KB, so the bound holds this process's share under about 10 MB: a Friday night's 300 tables
-# of 30 shown rounds, each as the viewers and as the tablet see it, and in a second language.
+# Drawn parts kept by ``{% keep %}`` in this process, oldest first. A row of the sheet is 0.2 to
+# 0.5 KB, its head and totals 1 to 3 KB (a table of four): the bound holds a Friday night's 300
+# tables of 30 shown rounds, as the viewers and as the tablet see them, in about 10 MB.
 KEPT_LIMIT = 20_000
 _kept: dict[tuple, SafeString] = {}
 _kept_lock = threading.Lock()
