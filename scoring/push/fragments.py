@@ -5,7 +5,10 @@ The part is what the page's own poll gets: the same URL, asked through the whole
 audience. So a stream shows exactly what its page would, and whoever may not see the page gets
 nothing from its stream. The drawing runs on a few threads of its own (the ORM is synchronous),
 and its answer is kept in this process per (part, version, language, audience): the 3,000
-phones of a Friday night that watch one table share one drawing of each version.
+phones of a Friday night that watch one table share one drawing of each version. A drawing is
+kept for streams that ask within ``FRESH_SECONDS`` of it; a stream that comes later (a TV that
+reconnects after a quiet spell) gets a new one, because a part may show the time: the
+toernooi's round timer is drawn as the seconds left at its drawing.
 
 The audience: anonymous viewers (no login cookie) are one; anyone with a login or a scorer
 link's grant (a Django session) is drawn for alone, as their page is."""
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -30,6 +34,7 @@ T = TypeVar("T")
 # Threads that draw (and read versions): each keeps one database connection.
 _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="push-draw")
 _KEPT = 512  # drawn parts kept per process; a newer version of a part replaces the older
+FRESH_SECONDS = 5.0  # a kept drawing older than this is drawn again for the stream that asks
 _handler: WSGIHandler | None = None
 
 # The request headers a part's drawing keeps from the stream's request: the host and scheme
@@ -69,6 +74,7 @@ class Drawings:
     def __init__(self) -> None:
         self.kept: OrderedDict[tuple[str, ...], asyncio.Future[Part]] = OrderedDict()
         self.newest: dict[tuple[str, ...], str] = {}
+        self.drawn_at: dict[tuple[str, ...], float] = {}  # when each kept drawing was done
 
     async def part(self, request: HttpRequest, path: str, version: str) -> Part:
         who = audience(request)
@@ -76,30 +82,41 @@ class Drawings:
         which = (path, language, who)
         key = (*which, version)
         found = self.kept.get(key)
+        if found is not None and found.done():
+            drawn_at = self.drawn_at.get(key)
+            if drawn_at is not None and time.monotonic() - drawn_at > FRESH_SECONDS:
+                found = None  # drawn again below, and kept in its place
         if found is None:
             meta = {k: request.META[k] for k in _KEPT_HEADERS if k in request.META}
             meta["wsgi.url_scheme"] = request.scheme
             # A task of its own: the stream that asked first may go (its phone closed), and
             # its cancellation must not end the drawing that the table's other streams await.
             found = asyncio.ensure_future(run(draw, meta, path, language, who, version))
-            found.add_done_callback(lambda done: self._failed(key, done))
+            found.add_done_callback(lambda done: self._done(key, done))
             self.kept[key] = found
             older = self.newest.get(which)
             if older is not None and older != version:
                 self.kept.pop((*which, older), None)
+                self.drawn_at.pop((*which, older), None)
             self.newest[which] = version
             while len(self.kept) > _KEPT:
                 old, _ = self.kept.popitem(last=False)
+                self.drawn_at.pop(old, None)
                 if self.newest.get(old[:3]) == old[3]:
                     del self.newest[old[:3]]
         else:
             self.kept.move_to_end(key)
         return await asyncio.shield(found)
 
-    def _failed(self, key: tuple[str, ...], done: asyncio.Future[Part]) -> None:
+    def _done(self, key: tuple[str, ...], done: asyncio.Future[Part]) -> None:
         """A drawing that failed is not kept: the next stream that asks draws it again."""
-        if (done.cancelled() or done.exception() is not None) and self.kept.get(key) is done:
+        if self.kept.get(key) is not done:
+            return  # replaced meanwhile, or gone
+        if done.cancelled() or done.exception() is not None:
             del self.kept[key]
+            self.drawn_at.pop(key, None)
+        else:
+            self.drawn_at[key] = time.monotonic()
 
 
 drawings = Drawings()

@@ -36,3 +36,29 @@ def test_a_stream_that_goes_while_its_part_is_drawn_leaves_the_drawing_to_the_ot
     part, kept = run_apart(scenario())
     assert part.status == 404  # drawn, through Django, for the stream that stayed
     assert kept == 1  # and kept for the next stream of that version
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("fresh", "drawings"), [(60.0, 1), (0.0, 2)])
+def test_a_kept_drawing_is_drawn_again_once_it_is_no_longer_fresh(monkeypatch, fresh, drawings):
+    """A part may show the time (the toernooi's round timer, as seconds left when drawn): a TV
+    that reconnects after a quiet spell gets a new drawing, not one from minutes ago."""
+    drawn: list[str] = []
+    draw = fragments.draw
+
+    def counted(*args):
+        drawn.append(args[1])
+        return draw(*args)
+
+    monkeypatch.setattr(fragments, "draw", counted)
+    monkeypatch.setattr(fragments, "FRESH_SECONDS", fresh)
+
+    async def scenario() -> int:
+        request = RequestFactory().get("/stroom/")
+        drawings = fragments.Drawings()
+        await drawings.part(request, "/geen-deel/", "7")
+        await drawings.part(request, "/geen-deel/", "7")  # a stream that comes later
+        return len(drawings.kept)
+
+    assert run_apart(scenario()) == 1
+    assert drawn == ["/geen-deel/"] * drawings
