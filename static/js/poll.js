@@ -113,6 +113,13 @@
       var target = document.getElementById(id);
       if (target && window.htmx) { htmx.swap(target, evt.data, {swapStyle: "outerHTML"}); }
       stale(false);
+      target = document.getElementById(id);
+      if (!target || !target.hasAttribute("data-push")) {
+        // The part is no longer pushed (a TV board that got more pages turns them by its
+        // polls; a series that ended): the stream would hold those polls back.
+        close(id);
+        s.failures = FAILURES;
+      }
     });
     source.addEventListener("stale", function () {
       close(id);

@@ -21,12 +21,15 @@ PAGE = """<!doctype html><html><head>
   };
   EventSource.prototype.addEventListener = function (name, f) { this.listeners[name] = f; };
   EventSource.prototype.close = function () { this.closed = true; };
-  EventSource.prototype.emit = function (name) {
+  EventSource.prototype.emit = function (name, data) {
     if (name === "error") { this.onerror(); return; }
-    this.listeners[name]({data: "", lastEventId: ""});
+    this.listeners[name]({data: data || "", lastEventId: "2"});
   };
   window.shown = 0;
-  window.htmx = {trigger: function () { window.shown += 1; }, swap: function () {}};
+  window.htmx = {
+    trigger: function () { window.shown += 1; },
+    swap: function (target, html) { target.outerHTML = html; }
+  };
 </script>
 <script src="/poll.js" defer></script></head>
 <body data-push="/stroom/">
@@ -106,3 +109,21 @@ def test_an_element_that_polls_instead_of_its_failed_stream_is_not_held_back(pag
     page.wait_for_timeout(1500)
     assert not held_back(page)
     assert page.evaluate("window.streams.length") == 1
+
+
+def test_a_pushed_part_without_data_push_ends_its_stream_and_polls(page_of_its_own):
+    """The TV's board gets a second page (the round clock started: fewer lines fit), and its
+    pushed part comes polling, without data-push. The stream, which would push the one page it
+    was opened for on every change, is closed and the board's polls turn its pages again."""
+    page = page_of_its_own
+    page.evaluate("window.streams[0].emit('hello')")
+    assert held_back(page)
+    page.evaluate(
+        """window.streams[0].emit("part",
+            '<div id="series-tables" hx-get="/tv/?pagina=2" data-poll-visible></div>')"""
+    )
+    assert page.evaluate("window.streams[0].closed")
+    assert not held_back(page)
+    page.wait_for_timeout(1500)
+    assert page.evaluate("window.streams.length") == 1
+    expect(page.locator("[data-stale]")).to_be_hidden()
