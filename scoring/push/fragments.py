@@ -94,6 +94,7 @@ class Drawings:
             found = asyncio.ensure_future(run(draw, meta, path, language, who, version))
             found.add_done_callback(lambda done: self._done(key, done))
             self.kept[key] = found
+            self.kept.move_to_end(key)  # a drawing made again, in the place of a stale one
             older = self.newest.get(which)
             if older is not None and older != version:
                 self.kept.pop((*which, older), None)

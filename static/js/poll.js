@@ -54,6 +54,14 @@
     if (!s) { return; }
     s.failures += 1;
     close(id);
+    var elt = document.getElementById(id);
+    if (!elt || !elt.hasAttribute("data-push")) {
+      // Its part came without data-push (a series that ended): nothing is pushed there any
+      // more, nor tried again, and a notice now would stay for good.
+      s.failures = FAILURES;
+      s.probing = false;
+      return;
+    }
     // A probe that fails says nothing: the polls keep the page as it is meant to be.
     if (!s.probing) { stale(true); }
     if (s.failures < FAILURES && !s.probing) {
@@ -62,8 +70,7 @@
     }
     s.failures = FAILURES;
     s.probing = false;
-    var elt = document.getElementById(id);
-    if (elt && window.htmx) { htmx.trigger(elt, "shown"); }  // polling from now on, at once
+    if (window.htmx) { htmx.trigger(elt, "shown"); }  // polling from now on, at once
     clearTimeout(s.probeTimer);
     s.probeTimer = setTimeout(function () { probe(id); }, s.probeMs);
     s.probeMs = Math.min(s.probeMs * 2, PROBE_MAX_MS);
@@ -106,6 +113,13 @@
       var target = document.getElementById(id);
       if (target && window.htmx) { htmx.swap(target, evt.data, {swapStyle: "outerHTML"}); }
       stale(false);
+      target = document.getElementById(id);
+      if (!target || !target.hasAttribute("data-push")) {
+        // The part is no longer pushed (a TV board that got more pages turns them by its
+        // polls; a series that ended): the stream would hold those polls back.
+        close(id);
+        s.failures = FAILURES;
+      }
     });
     source.addEventListener("stale", function () {
       close(id);

@@ -62,3 +62,22 @@ def test_a_kept_drawing_is_drawn_again_once_it_is_no_longer_fresh(monkeypatch, f
 
     assert run_apart(scenario()) == 1
     assert drawn == ["/geen-deel/"] * drawings
+
+
+@pytest.mark.django_db
+def test_a_drawing_made_again_is_kept_as_the_newest(monkeypatch):
+    """A part drawn again once no longer fresh is the most recent drawing: the bound on kept
+    drawings lets an older one go before it."""
+    monkeypatch.setattr(fragments, "FRESH_SECONDS", 0.0)
+    monkeypatch.setattr(fragments, "_KEPT", 2)
+
+    async def scenario() -> list[str]:
+        request = RequestFactory().get("/stroom/")
+        drawings = fragments.Drawings()
+        await drawings.part(request, "/een/", "7")
+        await drawings.part(request, "/twee/", "7")
+        await drawings.part(request, "/een/", "7")  # drawn again: the newest
+        await drawings.part(request, "/drie/", "7")  # one too many: the oldest goes
+        return [key[0] for key in drawings.kept]
+
+    assert run_apart(scenario()) == ["/een/", "/drie/"]

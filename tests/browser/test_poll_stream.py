@@ -1,0 +1,129 @@
+"""static/js/poll.js's streams on a page of its own, in Chromium: an EventSource that the test
+drives (``window.streams``) and htmx's two calls that poll.js makes, counted, so that what the
+script does after a stream fails is seen without a server to cut."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+POLL_JS = (Path(__file__).resolve().parents[2] / "static" / "js" / "poll.js").read_text()
+
+PAGE = """<!doctype html><html><head>
+<script>
+  window.streams = [];
+  window.EventSource = function (url) {
+    this.url = url; this.listeners = {}; this.closed = false; window.streams.push(this);
+  };
+  EventSource.prototype.addEventListener = function (name, f) { this.listeners[name] = f; };
+  EventSource.prototype.close = function () { this.closed = true; };
+  EventSource.prototype.emit = function (name, data) {
+    if (name === "error") { this.onerror(); return; }
+    this.listeners[name]({data: data || "", lastEventId: "2"});
+  };
+  window.shown = 0;
+  window.htmx = {
+    trigger: function () { window.shown += 1; },
+    swap: function (target, html) { target.outerHTML = html; }
+  };
+</script>
+<script src="/poll.js" defer></script></head>
+<body data-push="/stroom/">
+<p data-stale hidden>Geen verbinding</p>
+<div id="series-tables" hx-get="/reeks/1/" data-poll-visible data-push></div>
+</body></html>"""
+
+
+@pytest.fixture
+def page_of_its_own(browser):
+    context = browser.new_context()
+    page = context.new_page()
+    page.route(
+        "http://poll.test/poll.js",
+        lambda route: route.fulfill(body=POLL_JS, content_type="text/javascript"),
+    )
+    page.route(
+        "http://poll.test/",
+        lambda route: route.fulfill(body=PAGE, content_type="text/html"),
+    )
+    page.goto("http://poll.test/")
+    page.wait_for_function("window.streams.length === 1")
+    yield page
+    context.close()
+
+
+def test_a_stream_whose_element_is_no_longer_pushed_fails_without_a_lasting_notice(
+    page_of_its_own,
+):
+    """The series ends: its part comes without data-push (nor a poll), and the stream that
+    brought it stays open until it fails (the streams' server restarted). Nothing is pushed
+    or polled there any more, so nothing could take the notice away again: it must not come."""
+    page = page_of_its_own
+    notice = page.locator("[data-stale]")
+    page.evaluate("window.streams[0].emit('hello')")
+    page.evaluate(
+        """() => {
+            const finished = document.createElement("div");
+            finished.id = "series-tables";
+            document.getElementById("series-tables").replaceWith(finished);
+        }"""
+    )
+    page.evaluate("window.streams[0].emit('error')")
+    page.wait_for_timeout(1500)  # past the first try again
+    expect(notice).to_be_hidden()
+    assert page.evaluate("window.streams.length") == 1
+
+
+def held_back(page) -> bool:
+    """Whether poll.js holds back the element's next poll (it is pushed)."""
+    return page.evaluate(
+        """() => {
+            const evt = new CustomEvent("htmx:beforeRequest",
+                {cancelable: true, detail: {elt: document.getElementById("series-tables")}});
+            document.dispatchEvent(evt);
+            return evt.defaultPrevented;
+        }"""
+    )
+
+
+def test_an_element_that_polls_instead_of_its_failed_stream_is_not_held_back(page_of_its_own):
+    """The TV's board got more pages: its part comes without data-push, polling. When the
+    stream that brought it fails, the polls go on (no stream is tried again for it)."""
+    page = page_of_its_own
+    page.evaluate("window.streams[0].emit('hello')")
+    assert held_back(page)
+    page.evaluate(
+        """() => {
+            const paged = document.createElement("div");
+            paged.id = "series-tables";
+            paged.setAttribute("hx-get", "/tv/?pagina=2");
+            paged.setAttribute("data-poll-visible", "");
+            document.getElementById("series-tables").replaceWith(paged);
+        }"""
+    )
+    page.evaluate("window.streams[0].emit('error')")
+    page.wait_for_timeout(1500)
+    assert not held_back(page)
+    assert page.evaluate("window.streams.length") == 1
+
+
+def test_a_pushed_part_without_data_push_ends_its_stream_and_polls(page_of_its_own):
+    """The TV's board gets a second page (the round clock started: fewer lines fit), and its
+    pushed part comes polling, without data-push. The stream, which would push the one page it
+    was opened for on every change, is closed and the board's polls turn its pages again."""
+    page = page_of_its_own
+    page.evaluate("window.streams[0].emit('hello')")
+    assert held_back(page)
+    page.evaluate(
+        """window.streams[0].emit("part",
+            '<div id="series-tables" hx-get="/tv/?pagina=2" data-poll-visible></div>')"""
+    )
+    assert page.evaluate("window.streams[0].closed")
+    assert not held_back(page)
+    page.wait_for_timeout(1500)
+    assert page.evaluate("window.streams.length") == 1
+    expect(page.locator("[data-stale]")).to_be_hidden()
