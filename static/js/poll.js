@@ -137,7 +137,7 @@
   }
 
   function startStreams() {
-    if (!pushUrl()) { return; }
+    if (!pushUrl() || !window.EventSource) { return; }  // no stream: the element polls
     document.querySelectorAll("[data-poll-visible][data-push]").forEach(function (elt) {
       if (!elt.id) { return; }
       if (!streams[elt.id]) {

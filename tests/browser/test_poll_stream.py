@@ -127,3 +127,28 @@ def test_a_pushed_part_without_data_push_ends_its_stream_and_polls(page_of_its_o
     page.wait_for_timeout(1500)
     assert page.evaluate("window.streams.length") == 1
     expect(page.locator("[data-stale]")).to_be_hidden()
+
+
+def test_a_browser_without_event_source_polls(browser):
+    """No EventSource (an old browser, a WebView without it): no stream can open, so the
+    element's polls must not be held back for one."""
+    context = browser.new_context()
+    page = context.new_page()
+    page.route(
+        "http://poll.test/poll.js",
+        lambda route: route.fulfill(body=POLL_JS, content_type="text/javascript"),
+    )
+    page.route(
+        "http://poll.test/",
+        lambda route: route.fulfill(
+            body=PAGE.replace("window.EventSource = function", "window.NoEventSource = function")
+            .replace("EventSource.prototype", "NoEventSource.prototype")
+            .replace("<script>", "<script>delete window.EventSource;", 1),
+            content_type="text/html",
+        ),
+    )
+    page.goto("http://poll.test/")
+    page.wait_for_load_state()
+    assert page.evaluate("typeof window.EventSource") == "undefined"
+    assert not held_back(page)
+    context.close()
