@@ -73,9 +73,11 @@ def outbox_person(context: Mapping) -> str:
 
 
 # Drawn parts kept by ``{% keep %}`` in this process, oldest first. A row of the sheet is 0.2 to
-# 0.5 KB, its head and totals 1 to 3 KB (a table of four): the bound holds a Friday night's 300
-# tables of 30 shown rounds, as the viewers and as the tablet see them, in about 10 MB.
-KEPT_LIMIT = 20_000
+# 0.5 KB, its head and totals 2 to 3 KB (a table of four), with their keys about 1.2 KB an entry
+# on average (tracemalloc): the bound holds what a process draws for a Friday night's 300
+# tables of 30 shown rounds (the viewers' in the stream worker, the tablets' in a page worker,
+# about 10,000 parts) in about 15 MB.
+KEPT_LIMIT = 12_000
 _kept: dict[tuple, SafeString] = {}
 _kept_lock = threading.Lock()
 
