@@ -176,6 +176,9 @@
   });
   document.addEventListener("htmx:beforeSwap", function (evt) {
     if (evt.detail.xhr && evt.detail.xhr.status === 304) { evt.detail.shouldSwap = false; }
+    // A poll that was under way when the element's stream came back (its hello) may answer
+    // with an older version than the stream has pushed since: the stream has the element now.
+    if (watched(evt.detail.elt) && pushed(evt.detail.elt)) { evt.detail.shouldSwap = false; }
   });
 
   function stale(on) {

@@ -152,3 +152,37 @@ def test_a_browser_without_event_source_polls(browser):
     assert page.evaluate("typeof window.EventSource") == "undefined"
     assert not held_back(page)
     context.close()
+
+
+def poll_swaps(page) -> bool:
+    """Whether poll.js lets a poll's answer (200) replace the element."""
+    return page.evaluate(
+        """() => {
+            const elt = document.getElementById("series-tables");
+            const evt = new CustomEvent("htmx:beforeSwap",
+                {detail: {elt: elt, xhr: {status: 200}, shouldSwap: true}});
+            document.dispatchEvent(evt);
+            return evt.detail.shouldSwap;
+        }"""
+    )
+
+
+def test_a_poll_answered_after_the_stream_came_back_does_not_replace_what_it_pushed(
+    page_of_its_own,
+):
+    """Polling after three failed tries, then the stream is tried again and says hello while a
+    poll is under way: that poll's answer may be older than what the stream pushes next."""
+    page = page_of_its_own
+    page.clock.install()
+    for attempt in range(3):
+        page.evaluate(f"window.streams[{attempt}].emit('error')")
+        if attempt < 2:
+            page.clock.run_for(1000 * (attempt + 1) + 100)
+    assert page.evaluate("window.streams.length") == 3
+    assert poll_swaps(page)  # polling: its answers are the page's
+    page.clock.run_for(61_000)  # the stream is tried again
+    assert page.evaluate("window.streams.length") == 4
+    assert poll_swaps(page)  # not yet back: the polls go on
+    page.evaluate("window.streams[3].emit('hello')")
+    assert not poll_swaps(page)
+    assert held_back(page)
