@@ -448,13 +448,32 @@ class VersionForm(forms.Form):
     round = _round_field()
 
 
+# The seats a presence form may name (``seat``): a table of eight and those who joined it.
+MAX_NAMED_SEATS = 32
+
+
 class PresenceForm(VersionForm):
-    """Who is away this round and who sits down; the absent fields are added per player."""
+    """Who is away this round and who sits down; the absent fields are added per player.
+
+    The form names the seats it was drawn with (``seat``, once per player, in order), and
+    ``absent_<i>`` is the i-th of those: a form drawn before a player went out (the tablet
+    played the round to its end without a connection) still marks the player it showed. A
+    form without them (an outbox's tap from before they were named) counts the seats as they
+    are now. ``gone``: the named players who no longer sit at the table."""
 
     join = forms.CharField(max_length=40, required=False, label=_("Speler erbij"))
 
-    def __init__(self, *args: Any, players: list[str], **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, players: list[str], seats: list[str] | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
+        self.seated = players
+        self.seats_named = bool(seats)
+        self.seats_too_many = bool(seats) and (
+            len(seats) > MAX_NAMED_SEATS or any(len(name) > 40 for name in seats)
+        )
+        if seats and not self.seats_too_many:
+            players = list(seats)
         self.players = players
         for index, _name in enumerate(players):
             self.fields[f"absent_{index}"] = forms.ChoiceField(
@@ -462,12 +481,22 @@ class PresenceForm(VersionForm):
                 choices=[("", _("aan tafel")), ("toilet", _("toilet")), ("drinks", _("drinken"))],
             )
 
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if self.seats_too_many:
+            raise forms.ValidationError(_("Dit formulier noemt te veel of te lange namen."))
+        return data
+
     def absent(self) -> dict[str, str]:
         return {
             name: self.cleaned_data[f"absent_{i}"]
             for i, name in enumerate(self.players)
             if self.cleaned_data.get(f"absent_{i}")
         }
+
+    def gone(self) -> list[str]:
+        """The players this form marks away who no longer sit at the table."""
+        return [name for name in self.absent() if name not in self.seated]
 
 
 class EventRowForm(EventFieldsMixin):

@@ -402,3 +402,27 @@ def test_a_correction_sent_without_a_connection_says_it_was_not_saved(tablet, co
     context.set_offline(False)
     button(tablet, "Ronde opslaan").click()
     expect(tablet.locator("#form-unsent")).to_have_count(0)
+
+
+def test_an_offline_round_in_which_a_player_goes_out_then_the_toilet_marks_who_was_chosen(
+    tablet, context, live_server, screenshot_dir
+):
+    """Without a connection the table plays a round in which Bas goes out, then the scorer
+    opens "Meer" and sends Cees to the toilet in the presence form drawn before that round.
+    The form names its seats: Cees is marked, not whoever is third at the table now (Dirk)."""
+    session = make_table(overrides={"max_points": 2})
+    open_tablet(tablet, live_server.url, session)
+    context.set_offline(True)
+    for name in ROUND_TAPS:  # Bas knocks (2), Cees and Dirk fold (1), Anne stays
+        tap(tablet, name)
+    tap(tablet, "Laatste slag: Anne")  # Bas has 2: out
+    expect(tablet.locator("#round-title")).to_have_text("Ronde 2")
+    tablet.get_by_text("Meer", exact=True).click()
+    tablet.select_option("#absent-2", "toilet")  # the third seat as drawn: Cees
+    tablet.screenshot(path=screenshot_dir / "outbox-presence-offline-768x1024.png", full_page=True)
+    tablet.get_by_role("button", name="Aanwezigheid opslaan").click()
+    context.set_offline(False)
+    drained(tablet)
+    played = replay(session.to_file(), open_round=True)
+    assert list(played.eliminated) == ["Bas"]
+    assert played.what_now().absent == {"Cees": "toilet"}
