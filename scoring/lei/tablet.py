@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import cache, cached_property
-from operator import attrgetter
 from typing import Any
 
 from django.utils.formats import number_format
@@ -46,14 +45,6 @@ class Column:
     toepkoning: bool = False
     money: str = ""  # the pot game: the balance in euros
 
-    @property
-    def key(self) -> tuple:
-        """Every field of the column: the key of the sheet's drawn head and totals."""
-        return (*_column_fields(self), tuple(self.jack_dots))
-
-
-_column_fields = attrgetter(*(f.name for f in fields(Column) if f.name != "jack_dots"))
-
 
 @dataclass
 class Cell:
@@ -81,16 +72,6 @@ class HistoryRow:
     jack: bool
     cells: list[Cell]
     corrected: bool = False  # edited after the fact (the audit log's corrections)
-
-    @property
-    def key(self) -> tuple:
-        """Every field of the row and of its cells: the key its drawing is kept under
-        (``{% keep %}`` in ``_sheet.html``), so a corrected round is drawn anew."""
-        return (*_row_fields(self), tuple(map(_cell_fields, self.cells)))
-
-
-_cell_fields = attrgetter(*(f.name for f in fields(Cell)))
-_row_fields = attrgetter(*(f.name for f in fields(HistoryRow) if f.name != "cells"))
 
 
 @dataclass
@@ -205,11 +186,6 @@ class Lei:
     @property
     def is_pot(self) -> bool:
         return self.session.game == Game.POT
-
-    @cached_property
-    def columns_key(self) -> tuple:
-        """What the sheet's head and totals are drawn from (kept by ``{% keep %}``)."""
-        return (self.is_pot, *(c.key for c in self.columns))
 
     @property
     def finished(self) -> bool:

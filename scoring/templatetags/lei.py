@@ -10,16 +10,13 @@ Example::
     <td>{% turfjes seat.total label=seat.total_label %}</td>
     <div class="round-panel__stake">{% die round.stake %}</div>
     {% score_chart series session.rules.max_points %}
-
-And ``{% keep %}``, which draws a part of a page once per process (the sheet's played rounds).
 """
 
-import threading
 from collections.abc import Mapping, Sequence
 
 from django import template
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import get_language, gettext, ngettext
+from django.utils.translation import gettext, ngettext
 
 from scoring import svg
 from scoring.lei import outbox
@@ -70,50 +67,3 @@ def score_chart_tag(
 def outbox_person(context: Mapping) -> str:
     """``{% outbox_person %}``: whose taps the tablet's outbox keeps (scoring/lei/outbox.py)."""
     return outbox.person_id(context["request"].user)
-
-
-# Drawn parts kept by ``{% keep %}`` in this process, oldest first. A row of the sheet is 0.2 to
-# 0.5 KB, its head and totals 2 to 3 KB (a table of four), with their keys about 1.2 KB an entry
-# on average (tracemalloc): the bound holds what a process draws for a Friday night's 300
-# tables of 30 shown rounds (the viewers' in the stream worker, the tablets' in a page worker,
-# about 10,000 parts) in about 15 MB.
-KEPT_LIMIT = 12_000
-_kept: dict[tuple, SafeString] = {}
-_kept_lock = threading.Lock()
-
-
-class KeepNode(template.Node):
-    def __init__(self, nodelist: template.NodeList, name: str, vary_on: list) -> None:
-        self.nodelist = nodelist
-        self.name = name
-        self.vary_on = vary_on
-
-    def render(self, context: template.Context) -> SafeString:
-        key = (self.name, get_language(), *(v.resolve(context) for v in self.vary_on))
-        found = _kept.get(key)
-        if found is None:
-            found = mark_safe(self.nodelist.render(context))  # noqa: S308 (drawn by the template)
-            with _kept_lock:
-                _kept[key] = found
-                while len(_kept) > KEPT_LIMIT:
-                    del _kept[next(iter(_kept))]
-        return found
-
-
-@register.tag("keep")
-def keep_tag(parser: template.base.Parser, token: template.base.Token) -> KeepNode:
-    """``{% keep "name" value ... %}…{% endkeep %}``: what is inside is drawn once per process
-    for each set of values (and the language), and kept: a played round's row of the sheet
-    never changes, and every tap's answer and every viewer's part drew them all again.
-
-    The values must name everything the inside is drawn from (a round's row: ``row.key``, all
-    of its fields). Unlike ``{% cache %}`` nothing is turned into text, hashed or pickled: the
-    values are the key (hashable), so a lookup costs less than the few tags it saves, and no
-    process asks another whether something changed, because a change is another key. Kept
-    parts go oldest first past ``KEPT_LIMIT``."""
-    bits = token.split_contents()
-    if len(bits) < 3:
-        raise template.TemplateSyntaxError("{% keep %} takes a name and what it is drawn from")
-    nodelist = parser.parse(("endkeep",))
-    parser.delete_first_token()
-    return KeepNode(nodelist, bits[1].strip("\"'"), [parser.compile_filter(b) for b in bits[2:]])
