@@ -55,6 +55,7 @@ MESSAGES: dict[str, str] = {
     "too_few_players": gettext_noop("a round needs at least 2 players, %(count)s are in it"),
     "too_many_players": gettext_noop("at most 8 players can play, there would be %(count)s"),
     "bad_absent": gettext_noop("%(player)s cannot be absent: %(detail)s"),
+    "absent_out": gettext_noop("%(player)s is out and cannot be absent"),
     "bad_join": gettext_noop("%(player)s cannot join: %(detail)s"),
     # Players in a round
     "not_in_round": gettext_noop("%(player)s is not playing this round"),

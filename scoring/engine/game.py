@@ -90,7 +90,7 @@ class Game:
             if name not in self.known:
                 raise Refusal("unknown_player", player=name).at(number)
             if self.is_out(name):
-                raise Refusal("bad_absent", player=name, detail="they are out").at(number)
+                raise Refusal("absent_out", player=name).at(number)
         if self.sudden_death is not None:
             units = set(self.sudden_death)
             seated = [p for p in self.seats if self.unit(p) in units]

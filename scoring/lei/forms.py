@@ -459,7 +459,7 @@ class PresenceForm(VersionForm):
     ``absent_<i>`` is the i-th of those: a form drawn before a player went out (the tablet
     played the round to its end without a connection) still marks the player it showed. A
     form without them (an outbox's tap from before they were named) counts the seats as they
-    are now. ``gone``: the named players who no longer sit at the table."""
+    are now. A named player who went out meanwhile is refused by the engine."""
 
     join = forms.CharField(max_length=40, required=False, label=_("Speler erbij"))
 
@@ -467,8 +467,6 @@ class PresenceForm(VersionForm):
         self, *args: Any, players: list[str], seats: list[str] | None = None, **kwargs: Any
     ) -> None:
         super().__init__(*args, **kwargs)
-        self.seated = players
-        self.seats_named = bool(seats)
         self.seats_too_many = bool(seats) and (
             len(seats) > MAX_NAMED_SEATS or any(len(name) > 40 for name in seats)
         )
@@ -493,10 +491,6 @@ class PresenceForm(VersionForm):
             for i, name in enumerate(self.players)
             if self.cleaned_data.get(f"absent_{i}")
         }
-
-    def gone(self) -> list[str]:
-        """The players this form marks away who no longer sit at the table."""
-        return [name for name in self.absent() if name not in self.seated]
 
 
 class EventRowForm(EventFieldsMixin):

@@ -32,7 +32,7 @@ from django.urls import reverse
 from django.utils.cache import patch_cache_control
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
-from django.utils.translation import get_language, gettext, ngettext
+from django.utils.translation import get_language, gettext
 from django.views.decorators.http import require_GET, require_POST
 
 from scoring import access, writes
@@ -494,14 +494,6 @@ def session_presence(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> H
     form = PresenceForm(request.POST, players=lei.seated, seats=request.POST.getlist("seat"))
     if not form.is_valid():
         return answer_write(request, scorer, error=translated_error(form))
-    gone = form.gone()
-    if gone:
-        error = ngettext(
-            "%(names)s zit niet meer aan tafel.",
-            "%(names)s zitten niet meer aan tafel.",
-            len(gone),
-        ) % {"names": ", ".join(gone)}
-        return answer_write(request, scorer, error=error)
     join = list(lei.open_join)
     new = (form.cleaned_data.get("join") or "").strip()
     if new:
