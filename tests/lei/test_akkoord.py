@@ -17,13 +17,6 @@ from tests.conftest import make_session, play_rounds, standings_shown
 HX = {"HTTP_HX_REQUEST": "true"}
 
 
-@pytest.fixture
-def scorer(client, club, user):
-    ClubMembership.objects.create(user=user, club=club, role="scorer")
-    client.force_login(user)
-    return client
-
-
 def finished(club, players=None, winners=("Anne",), **options) -> Session:
     session = make_session(club, players, **options)
     play_rounds(session, list(winners))

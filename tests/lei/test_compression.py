@@ -8,18 +8,10 @@ import pytest
 from django.urls import reverse
 
 from scoring import access
-from scoring.models import ClubMembership
 from tests.conftest import play_rounds
 
 GZIP = {"HTTP_ACCEPT_ENCODING": "gzip, deflate, br"}
 HX = {"HTTP_HX_REQUEST": "true"}
-
-
-@pytest.fixture
-def scorer(client, club, user):
-    ClubMembership.objects.create(user=user, club=club, role="scorer")
-    client.force_login(user)
-    return client
 
 
 def test_the_answer_to_a_tap_is_compressed(scorer, session):

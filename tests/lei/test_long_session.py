@@ -18,7 +18,6 @@ from scoring.engine import replay
 from scoring.engine.simulate import random_session
 from scoring.lei import services
 from scoring.lei.tablet import SHOWN_ROUNDS, load_lei
-from scoring.models import ClubMembership
 
 HX = {"HTTP_HX_REQUEST": "true"}
 DASH = "\u2013"  # the en dash of "Ronde 1-30" on the sheet
@@ -39,13 +38,6 @@ def long_session(club, rounds: int):
     )
     assert len(data["rounds"]) == rounds
     return services.session_import(club=club, data=data), data
-
-
-@pytest.fixture
-def scorer(client, club, user):
-    ClubMembership.objects.create(user=user, club=club, role="scorer")
-    client.force_login(user)
-    return client
 
 
 def round_ending_tap(client, session):

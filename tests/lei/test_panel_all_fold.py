@@ -7,20 +7,12 @@ from __future__ import annotations
 
 import re
 
-import pytest
 from django.urls import reverse
 
 from scoring.engine import replay
 from scoring.lei import services
-from scoring.models import ClubMembership, Session
+from scoring.models import Session
 from tests.conftest import make_session, new_key, record
-
-
-@pytest.fixture
-def scorer(client, club, user):
-    ClubMembership.objects.create(user=user, club=club, role="scorer")
-    client.force_login(user)
-    return client
 
 
 def away(session: Session, absent: dict[str, str]) -> None:

@@ -9,17 +9,9 @@ from django.urls import reverse
 
 from scoring import access
 from scoring.lei import services
-from scoring.models import ClubMembership
 from tests.conftest import make_session, record
 
 HX = {"HTTP_HX_REQUEST": "true"}
-
-
-@pytest.fixture
-def scorer(client, club, user):
-    ClubMembership.objects.create(user=user, club=club, role="scorer")
-    client.force_login(user)
-    return client
 
 
 _links: dict[int, str] = {}

@@ -8,18 +8,11 @@ import pytest
 from django.urls import reverse
 
 from scoring.lei import funnel, services
-from scoring.models import ClubMembership, IdempotencyKey, Session
+from scoring.models import IdempotencyKey, Session
 from tests.conftest import record
 
 HX = {"HTTP_HX_REQUEST": "true"}
 REUSED = "Deze tik kwam met het kenmerk van een andere tik, die al is opgeslagen."
-
-
-@pytest.fixture
-def scorer(client, club, user):
-    ClubMembership.objects.create(user=user, club=club, role="scorer")
-    client.force_login(user)
-    return client
 
 
 def post_tap(client, session: Session, data: dict, *, htmx: bool = True):

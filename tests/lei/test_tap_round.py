@@ -8,17 +8,10 @@ import pytest
 from django.urls import reverse
 
 from scoring.lei import funnel, services
-from scoring.models import ClubMembership, Session
+from scoring.models import Session
 from tests.conftest import new_key, record, tap
 
 HX = {"HTTP_HX_REQUEST": "true"}
-
-
-@pytest.fixture
-def scorer(client, club, user):
-    ClubMembership.objects.create(user=user, club=club, role="scorer")
-    client.force_login(user)
-    return client
 
 
 def rounds(session: Session) -> list[list[tuple[str, str]]]:

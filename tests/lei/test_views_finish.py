@@ -12,18 +12,11 @@ from django.utils import timezone
 
 from scoring import access, writes
 from scoring.lei import akkoord, funnel, seals, services
-from scoring.models import AuditEntry, ClubMembership, Season, Session, SessionResult
+from scoring.models import AuditEntry, Season, Session, SessionResult
 from tests.conftest import make_session, play_rounds, record
 from tests.lei.test_views_tablet import editor_data
 
 HX = {"HTTP_HX_REQUEST": "true"}
-
-
-@pytest.fixture
-def scorer(client, club, user):
-    ClubMembership.objects.create(user=user, club=club, role="scorer")
-    client.force_login(user)
-    return client
 
 
 def tablet(session: Session) -> str:

@@ -7,23 +7,15 @@ from __future__ import annotations
 
 import re
 
-import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from scoring.lei import outbox
-from scoring.models import ClubMembership, Round, Session
+from scoring.models import Round, Session
 from tests.conftest import record, tap
 
 HX = {"HTTP_HX_REQUEST": "true"}
-
-
-@pytest.fixture
-def scorer(client, club, user):
-    ClubMembership.objects.create(user=user, club=club, role="scorer")
-    client.force_login(user)
-    return client
 
 
 def undo(client, session: Session, *, key: str, htmx: bool = True):

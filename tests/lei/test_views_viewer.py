@@ -5,12 +5,10 @@ from __future__ import annotations
 import re
 from html import escape, unescape
 
-import pytest
 from django.db import connection
 from django.urls import reverse
 
 from scoring import access
-from scoring.models import ClubMembership
 from tests.conftest import play_rounds, record
 
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -99,13 +97,6 @@ def test_a_changed_poll_costs_four_queries(client, session, django_assert_num_qu
     play_rounds(session, ["Dirk", "Anne"])
     with django_assert_num_queries(4):
         assert client.get(url, **HX).status_code == 200
-
-
-@pytest.fixture
-def scorer(client, club, user):
-    ClubMembership.objects.create(user=user, club=club, role="scorer")
-    client.force_login(user)
-    return client
 
 
 def test_the_tablet_page_query_count(scorer, session, django_assert_num_queries):
