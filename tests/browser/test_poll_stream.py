@@ -38,8 +38,8 @@ PAGE = """<!doctype html><html><head>
 </body></html>"""
 
 
-@pytest.fixture
-def page_of_its_own(browser):
+def open_page(browser, page_html: str):
+    """A context whose page at http://poll.test/ is ``page_html`` with this tree's poll.js."""
     context = browser.new_context()
     page = context.new_page()
     page.route(
@@ -48,9 +48,15 @@ def page_of_its_own(browser):
     )
     page.route(
         "http://poll.test/",
-        lambda route: route.fulfill(body=PAGE, content_type="text/html"),
+        lambda route: route.fulfill(body=page_html, content_type="text/html"),
     )
     page.goto("http://poll.test/")
+    return context, page
+
+
+@pytest.fixture
+def page_of_its_own(browser):
+    context, page = open_page(browser, PAGE)
     page.wait_for_function("window.streams.length === 1")
     yield page
     context.close()
@@ -132,22 +138,12 @@ def test_a_pushed_part_without_data_push_ends_its_stream_and_polls(page_of_its_o
 def test_a_browser_without_event_source_polls(browser):
     """No EventSource (an old browser, a WebView without it): no stream can open, so the
     element's polls must not be held back for one."""
-    context = browser.new_context()
-    page = context.new_page()
-    page.route(
-        "http://poll.test/poll.js",
-        lambda route: route.fulfill(body=POLL_JS, content_type="text/javascript"),
+    no_event_source = (
+        PAGE.replace("window.EventSource = function", "window.NoEventSource = function")
+        .replace("EventSource.prototype", "NoEventSource.prototype")
+        .replace("<script>", "<script>delete window.EventSource;", 1)
     )
-    page.route(
-        "http://poll.test/",
-        lambda route: route.fulfill(
-            body=PAGE.replace("window.EventSource = function", "window.NoEventSource = function")
-            .replace("EventSource.prototype", "NoEventSource.prototype")
-            .replace("<script>", "<script>delete window.EventSource;", 1),
-            content_type="text/html",
-        ),
-    )
-    page.goto("http://poll.test/")
+    context, page = open_page(browser, no_event_source)
     page.wait_for_load_state()
     assert page.evaluate("typeof window.EventSource") == "undefined"
     assert not held_back(page)
