@@ -207,7 +207,7 @@ def checkin_by_organiser(*, evening: Evening, name: Any) -> EveningPlayer:
 def guest_confirm(*, evening: Evening, player_id: int, actor: Any = None) -> EveningPlayer:
     with transaction.atomic():
         locked = _lock(evening)
-        entry = _pending(locked, player_id)
+        entry = _entry(locked, player_id, pending=True)
         club_services.guests_confirm(players=Player.objects.filter(pk=entry.player_id), actor=actor)
         if locked.tournament is not None:
             checkin.tournament_check_in(tournament=locked.tournament, players=[entry.player])
@@ -221,7 +221,7 @@ def guest_refuse(*, evening: Evening, player_id: int) -> None:
     it unless they played somewhere."""
     with transaction.atomic():
         locked = _lock(evening)
-        entry = _pending(locked, player_id)
+        entry = _entry(locked, player_id, pending=True)
         player = entry.player
         entry.delete()
         try:
@@ -241,25 +241,23 @@ def checkin_sign_out(*, evening: Evening, player_id: int) -> Player:
             raise CheckinError(
                 _("Bij een toernooi meld je iemand af op de pagina van het toernooi.")
             )
-        entry = (
-            EveningPlayer.objects.select_related("player")
-            .filter(evening=locked, player_id=player_id, pending=False)
-            .first()
-        )
-        if entry is None:
-            raise CheckinError(_("Die speler is niet (meer) aangemeld."))
+        entry = _entry(locked, player_id, pending=False)
         entry.delete()
         return entry.player
 
 
-def _pending(evening: Evening, player_id: int) -> EveningPlayer:
+def _entry(evening: Evening, player_id: int, *, pending: bool) -> EveningPlayer:
+    """The player's entry on the evening: a guest waiting to be confirmed (``pending``), or
+    one checked in; a refusal that says so when there is none."""
     entry = (
         EveningPlayer.objects.select_related("player")
-        .filter(evening=evening, player_id=player_id, pending=True)
+        .filter(evening=evening, player_id=player_id, pending=pending)
         .first()
     )
     if entry is None:
-        raise CheckinError(_("Die gast wacht niet (meer) op bevestiging."))
+        if pending:
+            raise CheckinError(_("Die gast wacht niet (meer) op bevestiging."))
+        raise CheckinError(_("Die speler is niet (meer) aangemeld."))
     return entry
 
 
