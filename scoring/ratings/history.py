@@ -58,14 +58,21 @@ def play_order(session_id: int) -> tuple:
     return (day, start, session_id)
 
 
-def rated_games(club_id: int) -> list[RatedGame]:
+def rated_games(club_id: int, *, after: tuple | None = None) -> list[RatedGame]:
     """The club's rated games in the order they were played (day, start, id): one query. A game
-    with fewer than two players has nobody to be compared with and is left out."""
-    rows = (
-        SessionResult.objects.filter(_rated_sessions(club_id))
-        .order_by("session__played_on", "session__created_at", "session_id", "place", "player_id")
-        .values_list("session_id", "player_id", "place")
-    )
+    with fewer than two players has nobody to be compared with and is left out. ``after``: only
+    the games played after that place in the order (a ``play_order``)."""
+    rows = SessionResult.objects.filter(_rated_sessions(club_id))
+    if after is not None:
+        day, start, last_id = after
+        rows = rows.filter(
+            Q(session__played_on__gt=day)
+            | Q(session__played_on=day, session__created_at__gt=start)
+            | Q(session__played_on=day, session__created_at=start, session_id__gt=last_id)
+        )
+    rows = rows.order_by(
+        "session__played_on", "session__created_at", "session_id", "place", "player_id"
+    ).values_list("session_id", "player_id", "place")
     games: list[RatedGame] = []
     current: list[tuple[int, int]] = []
     current_id = None

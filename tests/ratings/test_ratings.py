@@ -4,6 +4,7 @@ computation after a game is corrected, removed or merged."""
 from __future__ import annotations
 
 import datetime
+import random
 
 import pytest
 from openskill.models import PlackettLuce
@@ -256,13 +257,56 @@ def test_the_game_played_last_is_added_to_the_ratings_as_a_recompute_would_give(
     assert latest_once(club)
 
 
-def test_a_game_played_before_the_rated_ones_is_a_recompute(club, people):
-    play(club, ["Anne", "Bas", "Cees", "Dirk"], days=5)
-    play(club, ["Bas", "Anne", "Dirk", "Cees"], days=6)
+def test_a_game_played_before_the_rated_ones_is_rated_in_its_place(club, people):
+    first = play(club, ["Anne", "Bas", "Cees", "Dirk"], days=1)
+    play(club, ["Bas", "Anne", "Dirk", "Cees"], days=5)
+    play(club, ["Eva", "Bas", "Anne", "Dirk"], days=6)
     ratings_refresh(club_id=club.pk)
-    kept = set(RatingSnapshot.objects.filter(club=club).values_list("pk", flat=True))
-    earlier = play(club, ["Cees", "Dirk", "Eva", "Anne"], days=1)  # a paper lei of last week
+    kept = set(RatingSnapshot.objects.filter(session=first).values_list("pk", flat=True))
+    earlier = play(club, ["Cees", "Dirk", "Eva", "Anne"], days=3)  # a paper lei of last week
     ratings_refresh(club_id=club.pk, game=earlier.pk)
-    assert not kept & set(RatingSnapshot.objects.filter(club=club).values_list("pk", flat=True))
+    # the game played before it keeps its snapshots; it and the two after it are rated anew
+    assert kept == set(
+        RatingSnapshot.objects.filter(session__played_on__lt=earlier.played_on).values_list(
+            "pk", flat=True
+        )
+    )
     assert stored(club) == computed_afresh(club)
     assert latest_once(club)
+
+
+def finish(table: Session, rng: random.Random) -> None:
+    """The table's game played to its end through the lei: its players go out in a random
+    order (each a penalty and a round), each tap refreshing the ratings as the tablet's does."""
+    from tests.conftest import play_rounds, record
+
+    names = list(table.seats.order_by("position").values_list("player__name", flat=True))
+    rng.shuffle(names)
+    *out, winner = names
+    for name in out:
+        record(table, "penalty", name, points=20, reason="test")
+        play_rounds(table, [winner])
+    table.refresh_from_db()
+    assert table.status == Session.Status.FINISHED
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_club_evenings_tables_that_finish_in_any_order_are_rated_as_a_recompute_would(
+    club, people, seed
+):
+    """Four tables started one after the other finish in any order: each finishing tap rates
+    its game in its place, never recomputing the club's history."""
+    rng = random.Random(seed)
+    names = ["Anne", "Bas", "Cees", "Dirk", "Eva"]
+    play(club, ["Anne", "Bas", "Cees", "Dirk"])
+    ratings_refresh(club_id=club.pk)
+    kept = set(RatingSnapshot.objects.values_list("pk", flat=True))
+    tables = []
+    for _ in range(4):  # started in this order, all on the evening's day
+        seats = rng.sample(names, rng.randint(2, 4))
+        tables.append(services.session_start(club=club, players=seats, played_on=DAY))
+    for table in rng.sample(tables, len(tables)):
+        finish(table, rng)
+        assert stored(club) == computed_afresh(club)
+        assert latest_once(club)
+        assert kept <= set(RatingSnapshot.objects.values_list("pk", flat=True))
