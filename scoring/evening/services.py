@@ -222,19 +222,18 @@ def guest_refuse(*, evening: Evening, player_id: int) -> None:
     with transaction.atomic():
         locked = _lock(evening)
         entry = _entry(locked, player_id, pending=True)
-        player = entry.player
         entry.delete()
-        try:
-            with transaction.atomic():
-                player.delete()
-        except ProtectedError:
-            pass
+        _drop_guest(entry.player)
 
 
-def checkin_sign_out(*, evening: Evening, player_id: int) -> Player:
+def checkin_sign_out(*, evening: Evening, player_id: int) -> tuple[Player, bool]:
     """A player checked in by mistake, or gone home: off the evening's list, so the next draw
     does not seat them. A table they sit at already keeps them (that game is theirs). A guest
-    still waiting is refused instead (``guest_refuse``); a toernooi signs out on its own page."""
+    still waiting is refused instead (``guest_refuse``); a toernooi signs out on its own page.
+
+    A guest this evening's check-in made ("Jna Jansen" typed for "Jan Jansen") who has not
+    played goes from the club with it, as a refused guest does: kept, the mistake would be
+    offered again at every check-in of the club. Also True in the answer when they went."""
     with transaction.atomic():
         locked = _lock(evening)
         if locked.tournament is not None:
@@ -243,7 +242,20 @@ def checkin_sign_out(*, evening: Evening, player_id: int) -> Player:
             )
         entry = _entry(locked, player_id, pending=False)
         entry.delete()
-        return entry.player
+        player = entry.player
+        made_tonight = player.is_guest and player.created_at >= locked.created_at
+        return player, made_tonight and _drop_guest(player)
+
+
+def _drop_guest(player: Player) -> bool:
+    """The guest out of the club, unless they played or checked in anywhere (the rows that
+    protect a player); True when they went."""
+    try:
+        with transaction.atomic():
+            player.delete()
+    except ProtectedError:
+        return False
+    return True
 
 
 def _entry(evening: Evening, player_id: int, *, pending: bool) -> EveningPlayer:

@@ -167,7 +167,12 @@ def evening_sign_out(request: HttpRequest, evening: Evening) -> HttpResponse:
     player_id = _posted_id(request, "player")
 
     def write() -> str:
-        player = services.checkin_sign_out(evening=evening, player_id=player_id)
+        player, dropped = services.checkin_sign_out(evening=evening, player_id=player_id)
+        if dropped:
+            return gettext(
+                "%(name)s is afgemeld. Deze gast was vanavond nieuw en had nog niet gespeeld,"
+                " dus staat %(name)s ook niet meer bij de club."
+            ) % {"name": player.name}
         return gettext(
             "%(name)s is afgemeld en wordt niet meer geloot; aan een tafel waar %(name)s al"
             " zit, speelt die lei gewoon verder."

@@ -91,12 +91,48 @@ def test_a_player_signed_out_is_not_in_the_next_draw(organiser, evening):
     assert 'data-sign-out="Bas"' in page
     assert "Wie al aan een tafel zit, blijft daar" in page
     page = sign_out(organiser, evening, "Bas").content.decode()
-    assert "Bas is afgemeld en wordt niet meer geloot" in page
+    assert "Bas is afgemeld" in page
     assert "7 spelers aangemeld" in page
     assert not EveningPlayer.objects.filter(evening=evening, player__name="Bas").exists()
-    assert Player.objects.filter(name="Bas").exists()  # off the evening, not out of the club
     draw(organiser, evening, 1)
     assert seated(evening, 1) == set(NAMES) - {"Bas"}
+
+
+def test_a_member_or_an_earlier_guest_signed_out_stays_in_the_club(organiser, club):
+    member = Player.objects.create(club=club, name="Marijke")
+    regular = Player.objects.create(club=club, name="Opa Henk", is_guest=True)
+    evening = services.evening_create(club=club)
+    for name in ["Marijke", "Opa Henk"]:
+        services.checkin_by_organiser(evening=evening, name=name)
+    page = sign_out(organiser, evening, "Marijke").content.decode()
+    assert "Marijke is afgemeld en wordt niet meer geloot" in page
+    sign_out(organiser, evening, "Opa Henk")
+    assert not evening.players.exists()
+    assert set(Player.objects.filter(club=club)) == {member, regular}  # off the evening only
+
+
+def test_a_mistyped_walk_in_signed_out_goes_from_the_club_unless_they_played(organiser, club):
+    """A walk-in "Jna" typed for "Jan": signed out again, the guest the check-in made goes
+    too, so next week's check-in does not offer "Jna"; a new guest who played keeps their game."""
+    evening = services.evening_create(club=club)
+    for name in NAMES[:4]:
+        services.checkin_by_organiser(evening=evening, name=name)
+    services.checkin_by_organiser(evening=evening, name="Jna Jansen")
+    page = sign_out(organiser, evening, "Jna Jansen").content.decode()
+    assert (
+        "Jna Jansen is afgemeld. Deze gast was vanavond nieuw en had nog niet gespeeld,"
+        " dus staat Jna Jansen ook niet meer bij de club."
+    ) in page
+    assert not Player.objects.filter(club=club, name="Jna Jansen").exists()
+    draw(organiser, evening, 1)
+    page = sign_out(organiser, evening, "Anne").content.decode()
+    assert "Anne is afgemeld en wordt niet meer geloot" in page
+    assert Player.objects.filter(club=club, name="Anne").exists()  # she sits at a table
+    assert "Anne" in seated(evening, 1)
+    organiser.post(reverse("set_language"), {"language": "de"})
+    services.checkin_by_organiser(evening=evening, name="Jna Jansen")
+    page = sign_out(organiser, evening, "Jna Jansen").content.decode()
+    assert "Jna Jansen ist abgemeldet." in page
 
 
 def test_a_seated_player_signed_out_keeps_their_table(organiser, evening):
@@ -116,8 +152,10 @@ def test_a_seated_player_signed_out_keeps_their_table(organiser, evening):
 
 
 def test_signing_out_twice_or_a_waiting_guest_changes_nothing(organiser, evening):
-    sign_out(organiser, evening, "Bas")
-    page = sign_out(organiser, evening, "Bas").content.decode()
+    bas = Player.objects.get(name="Bas")
+    url = reverse("evening_sign_out", args=[evening.pk])
+    organiser.post(url, {"player": bas.pk})  # (a guest new tonight: gone from the club too)
+    page = organiser.post(url, {"player": bas.pk}, follow=True).content.decode()
     assert "Die speler is niet (meer) aangemeld." in page
     services.checkin_guest(evening=evening, token=evening.checkin_token, name="Gast", phone="p")
     page = sign_out(organiser, evening, "Gast").content.decode()
