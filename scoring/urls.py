@@ -180,6 +180,7 @@ urlpatterns = [
     path("avonden/", evening_views.evening_new, name="evening_new"),
     path("avonden/<id:pk>/", evening_views.evening_page, name="evening_page"),
     path("avonden/<id:pk>/qr/", evening_views.evening_qr, name="evening_qr"),
+    path("avonden/<id:pk>/datum/", evening_views.evening_date, name="evening_date"),
     path("avonden/<id:pk>/qr/afdruk/", evening_views.evening_poster, name="evening_poster"),
     path("avonden/<id:pk>/aanmelden/", evening_views.evening_add, name="evening_add"),
     path("avonden/<id:pk>/gast/", evening_views.evening_guest, name="evening_guest"),

@@ -1,8 +1,8 @@
 """A club evening's writes: opening it, its check-in QR (closed, rotated), who checks in on a
 phone or with the organiser, a new guest confirmed, and for an evening without a toernooi the
 draw of a round of tables (``scoring.toernooi.draw``), each table an ordinary game. The
-organiser's mistakes are put right: a player signed out again, and the last round's draw
-thrown away while none of its tables has played.
+organiser's mistakes are put right: a player signed out again, the last round's draw thrown
+away while none of its tables has played, and an evening started on the wrong day.
 
 The QR's token is checked inside the evening's row lock, so a phone racing a rotation is
 refused, never let in on the old code. One phone (its cookie) checks in at most
@@ -21,6 +21,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models import ProtectedError
 from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -40,6 +41,7 @@ from scoring.models import (
     Tournament,
     new_checkin_token,
 )
+from scoring.ratings.services import ratings_refresh
 from scoring.toernooi import checkin, draw
 from scoring.writes import ServiceError
 
@@ -81,6 +83,35 @@ def evening_create(*, club: Club, date: datetime.date | None = None) -> Evening:
             season=lei_services.running_season(club, day),
             checkin_token=new_checkin_token(),
         )
+
+
+def evening_redate(*, evening: Evening, date: datetime.date) -> int:
+    """The date of an evening started on the wrong day put right. Its games move with it, into
+    the season of that day, and the club's ratings follow (games are rated in the order they
+    were played). One evening a day stays: a day the club has an evening on is refused. The
+    number of games moved."""
+    with transaction.atomic():
+        # The club's row first, as ``evening_create`` takes it: one evening a day.
+        Club.objects.select_for_update().filter(pk=evening.club_id).first()
+        locked = _lock(evening)
+        if locked.tournament is not None:
+            raise CheckinError(_("Een toernooi heeft de datum van het toernooi."))
+        taken = Evening.objects.filter(club=locked.club, tournament__isnull=True, date=date)
+        if taken.exclude(pk=locked.pk).exists():
+            raise CheckinError(
+                _("Op %(date)s heeft de club al een clubavond.") % {"date": date_format(date)}
+            )
+        locked.date = date
+        locked.season = lei_services.running_season(locked.club, date)
+        locked.save(update_fields=["date", "season"])
+        # ``updated_at``: the kept standings read it (scoring/league/standings_cache.py).
+        moved = Session.objects.filter(evening_table__evening=locked).update(
+            played_on=date, season=locked.season, updated_at=timezone.now()
+        )
+        if moved:
+            ratings_refresh(club_id=locked.club_id)
+    evening.date, evening.season = locked.date, locked.season
+    return moved
 
 
 def evening_of_tournament(*, tournament: Tournament) -> Evening:

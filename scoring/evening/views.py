@@ -12,6 +12,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -29,6 +30,16 @@ def evening_url(evening: Evening) -> str:
     return reverse("evening_page", args=[evening.pk])
 
 
+def _posted_day(request: HttpRequest) -> datetime.date | None:
+    """The date the form sent (``YYYY-MM-DD``, as a date input sends it), within the years a
+    club plays in; None for anything else."""
+    try:
+        day = datetime.date.fromisoformat(request.POST.get("date") or "")
+    except ValueError:
+        return None
+    return day if datetime.date(2000, 1, 1) <= day <= datetime.date(2999, 12, 31) else None
+
+
 @require_http_methods(["GET", "POST"])
 @access.requires(access.organiser_clubs)
 def evening_new(request: HttpRequest, clubs: list[Club]) -> HttpResponse:
@@ -39,15 +50,8 @@ def evening_new(request: HttpRequest, clubs: list[Club]) -> HttpResponse:
         )
     if request.method == "POST":
         club = next((c for c in clubs if str(c.pk) == request.POST.get("club")), None)
-        try:
-            day = datetime.date.fromisoformat(request.POST.get("date") or "")
-        except ValueError:
-            day = None
-        if (
-            club is None
-            or day is None
-            or not datetime.date(2000, 1, 1) <= day <= datetime.date(2999, 12, 31)
-        ):
+        day = _posted_day(request)
+        if club is None or day is None:
             messages.error(request, gettext("Kies een club en een datum."))
         else:
             evening = services.evening_create(club=club, date=day)
@@ -125,6 +129,28 @@ def evening_qr(request: HttpRequest, evening: Evening) -> HttpResponse:
             services.checkin_rotate(evening=evening)
             return gettext("Er is een nieuwe aanmeld-QR; de oude werkt niet meer.")
         raise ServiceError(gettext("Kies: de QR sluiten of vervangen."))
+
+    return _write(request, evening, write)
+
+
+@require_POST
+@access.requires(access.evening_organiser)
+def evening_date(request: HttpRequest, evening: Evening) -> HttpResponse:
+    """The evening started on the wrong day: its date put right, its games with it."""
+    day = _posted_day(request)
+
+    def write() -> str:
+        if day is None:
+            raise ServiceError(gettext("Kies een datum."))
+        moved = services.evening_redate(evening=evening, date=day)
+        shown = date_format(day)
+        if moved:
+            return ngettext(
+                "De clubavond en zijn %(count)s lei staan nu op %(date)s.",
+                "De clubavond en zijn %(count)s leien staan nu op %(date)s.",
+                moved,
+            ) % {"count": moved, "date": shown}
+        return gettext("De clubavond staat nu op %(date)s.") % {"date": shown}
 
     return _write(request, evening, write)
 

@@ -8,6 +8,8 @@ the confirm step at tablet and laptop size are left in test-artifacts/screenshot
 
 from __future__ import annotations
 
+import datetime
+
 import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
@@ -94,3 +96,34 @@ def test_two_organisers_undo_a_sign_in_and_a_draw(
     expect(second.locator("body")).to_contain_text("Ronde 1 is intussen opnieuw geloot")
     assert tables(evening) == again
     assert not [e for e in errors if "ERR_INTERNET_DISCONNECTED" not in e]
+
+
+def test_an_evening_started_on_the_wrong_day_is_put_right_on_a_phone(
+    browser, base_url, screenshot_dir, club, django_user_model
+):
+    user = django_user_model.objects.create_user("beheer", password="geheim-wachtwoord")
+    ClubMembership.objects.create(user=user, club=club, role="admin")
+    evening = services.evening_create(club=club, date=datetime.date(2026, 12, 29))
+    for name in NAMES[:4]:
+        services.checkin_by_organiser(evening=evening, name=name)
+    services.evening_draw(evening=evening, expected_round=1, seed=1)
+    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="nl-NL")
+    context.set_default_timeout(10_000)
+    errors = console_errors(context)
+    page = context.new_page()
+    login(page, base_url, "beheer", "geheim-wachtwoord")
+    page.goto(base_url + reverse("evening_page", args=[evening.pk]))
+    expect(page.locator("h1")).to_contain_text("29 december 2026")
+    page.locator("#evening-date summary").click()
+    page.get_by_label("Datum").fill("2026-11-29")
+    page.screenshot(path=screenshot_dir / "evening-date-phone.png", full_page=True)
+    page.get_by_role("button", name="Datum opslaan").click()
+    expect(page.locator("body")).to_contain_text(
+        "De clubavond en zijn 1 lei staan nu op 29 november 2026."
+    )
+    expect(page.locator("h1")).to_contain_text("29 november 2026")
+    page.screenshot(path=screenshot_dir / "evening-date-phone-done.png")
+    assert set(
+        EveningTable.objects.filter(evening=evening).values_list("session__played_on", flat=True)
+    ) == {datetime.date(2026, 11, 29)}
+    assert errors == []

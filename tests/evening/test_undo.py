@@ -4,13 +4,24 @@ away, tables and games, while none of its tables has played, once however often 
 
 from __future__ import annotations
 
+import datetime
+
 import pytest
 from django.test import Client
 from django.urls import reverse
 
 from scoring.evening import selectors, services
 from scoring.lei import services as lei_services
-from scoring.models import ClubMembership, EveningPlayer, EveningTable, Player, Seat, Session
+from scoring.models import (
+    ClubMembership,
+    Evening,
+    EveningPlayer,
+    EveningTable,
+    Player,
+    Season,
+    Seat,
+    Session,
+)
 from scoring.toernooi import services as tournaments
 from tests.conftest import make_club, new_key
 
@@ -317,6 +328,7 @@ def test_only_the_organiser_signs_out_or_throws_a_round_away(evening, django_use
     writes = [
         ("evening_sign_out", {"player": bas.pk}),
         ("evening_draw_discard", {"round": "1", "draw": shown}),
+        ("evening_date", {"date": "2026-01-01"}),
     ]
     for name, data in writes:
         url = reverse(name, args=[evening.pk])
@@ -328,3 +340,70 @@ def test_only_the_organiser_signs_out_or_throws_a_round_away(evening, django_use
         assert client.get(url).status_code == 405
         assert no_token.post(url, data).status_code == 403  # the organiser, without CSRF
     assert (state(evening), evening.players.count()) == before
+    assert Evening.objects.get(pk=evening.pk).date == evening.date
+
+
+# --- the wrong day ------------------------------------------------------------------------
+
+
+def redate(client: Client, evening, day: str):
+    return client.post(reverse("evening_date", args=[evening.pk]), {"date": day}, follow=True)
+
+
+def test_an_evening_started_on_the_wrong_day_moves_with_its_games(organiser, club):
+    autumn = Season.objects.create(club=club, name="Najaar", starts_on="2026-09-01")
+    autumn.ends_on = datetime.date(2026, 11, 30)
+    autumn.save()
+    winter = Season.objects.create(club=club, name="Winter", starts_on="2026-12-01")
+    evening = services.evening_create(club=club, date=datetime.date(2026, 12, 29))  # for 11-29
+    assert evening.season == winter
+    for name in NAMES:
+        services.checkin_by_organiser(evening=evening, name=name)
+    draw(organiser, evening, 1)
+    tap(EveningTable.objects.filter(evening=evening).first())
+    page = organiser.get(reverse("evening_page", args=[evening.pk])).content.decode()
+    assert 'name="date" type="date" required value="2026-12-29"' in page
+    page = redate(organiser, evening, "2026-11-29").content.decode()
+    assert "De clubavond en zijn 2 leien staan nu op 29 november 2026." in page
+    evening.refresh_from_db()
+    assert (evening.date, evening.season) == (datetime.date(2026, 11, 29), autumn)
+    games = Session.objects.filter(evening_table__evening=evening)
+    assert games.count() == 2
+    assert set(games.values_list("played_on", "season")) == {
+        (datetime.date(2026, 11, 29), autumn.pk)
+    }
+    # the next round's games are of the new day too
+    draw(organiser, evening, 2)
+    assert set(games.values_list("played_on", flat=True)) == {datetime.date(2026, 11, 29)}
+
+
+def test_an_evening_without_tables_says_so_in_each_language(organiser, club):
+    evening = services.evening_create(club=club, date=datetime.date(2026, 12, 29))
+    page = redate(organiser, evening, "2026-11-29").content.decode()
+    assert "De clubavond staat nu op 29 november 2026." in page
+    organiser.post(reverse("set_language"), {"language": "en"})
+    page = redate(organiser, evening, "2026-11-28").content.decode()
+    assert "The club evening is now on" in page
+    organiser.post(reverse("set_language"), {"language": "de"})
+    page = redate(organiser, evening, "2026-11-27").content.decode()
+    assert "Der Clubabend ist jetzt am" in page
+
+
+def test_a_wrong_date_a_taken_day_or_a_toernooi_changes_nothing(organiser, club):
+    taken = services.evening_create(club=club, date=datetime.date(2026, 11, 26))
+    evening = services.evening_create(club=club, date=datetime.date(2026, 11, 29))
+    page = redate(organiser, evening, "2026-11-26").content.decode()
+    assert "Op 26 november 2026 heeft de club al een clubavond." in page
+    for wrong in ["", "2026-02-30", "29-11-2026", "1999-12-31", "30000-01-01", "²"]:
+        page = redate(organiser, evening, wrong).content.decode()
+        assert "Kies een datum." in page
+    evening.refresh_from_db()
+    taken.refresh_from_db()
+    assert (evening.date, taken.date) == (datetime.date(2026, 11, 29), datetime.date(2026, 11, 26))
+    tournament = tournaments.tournament_create(club=club, name="Toernooi", series_count=2)
+    checkin = services.evening_of_tournament(tournament=tournament)
+    page = organiser.get(reverse("evening_page", args=[checkin.pk])).content.decode()
+    assert "evening-date" not in page
+    page = redate(organiser, checkin, "2026-11-20").content.decode()
+    assert "Een toernooi heeft de datum van het toernooi." in page
+    assert Evening.objects.get(pk=checkin.pk).date == checkin.date

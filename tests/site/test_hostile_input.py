@@ -836,6 +836,7 @@ def pages(world: dict[str, Any]) -> dict[str, str]:
                 "evening_draw",
                 "evening_sign_out",
                 "evening_draw_discard",
+                "evening_date",
             ]
         },
         "round_edit": reverse("round_edit", args=[session.pk, 1]),

@@ -150,6 +150,7 @@ MATRIX: dict[str, dict[str, tuple[int, ...]]] = {
     "evening_draw": {"GET": ALL_405, "POST": ORGANISER_POST},  # refused: no round
     "evening_sign_out": {"GET": ALL_405, "POST": ORGANISER_POST},  # refused: no player
     "evening_draw_discard": {"GET": ALL_405, "POST": ORGANISER_POST},  # refused: no round
+    "evening_date": {"GET": ALL_405, "POST": ORGANISER_POST},  # refused: no date
     "tournament_prizes": {"GET": ORGANISER_GET, "POST": ALL_405},
     "tournament_prizes_public": {"GET": ALL_405, "POST": ORGANISER_POST},
     "tournament_csv": {"GET": ORGANISER_GET, "POST": ALL_405},
@@ -297,6 +298,7 @@ class World:
             "evening_draw": [self.evening_id],
             "evening_sign_out": [self.evening_id],
             "evening_draw_discard": [self.evening_id],
+            "evening_date": [self.evening_id],
         }
         if key == "admin:*":
             round_1 = s.rounds.get(number=1)
