@@ -27,6 +27,7 @@ from django.utils.translation import ngettext
 
 from scoring import names
 from scoring.clubs import services as club_services
+from scoring.days import evening_day
 from scoring.http import id_from
 from scoring.lei import services as lei_services
 from scoring.models import (
@@ -68,7 +69,7 @@ def evening_create(*, club: Club, date: datetime.date | None = None) -> Evening:
     second organiser, gets the same evening and QR, never a second one that splits who checks
     in. A new evening closes the QR of the club's earlier ones, so last week's poster, still
     hanging, checks nobody in on last week's evening."""
-    day = date or timezone.localdate()
+    day = date or evening_day()
     with transaction.atomic():
         # The club's row locked: two organisers starting the same evening make one.
         Club.objects.select_for_update().filter(pk=club.pk).first()

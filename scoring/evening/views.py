@@ -11,12 +11,12 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from scoring import access
+from scoring.days import evening_day
 from scoring.evening import selectors, services
 from scoring.http import id_from, private_response
 from scoring.models import Club, Evening, Tournament
@@ -62,7 +62,7 @@ def evening_new(request: HttpRequest, clubs: list[Club]) -> HttpResponse:
     return render(
         request,
         "scoring/evening/new.html",
-        {"clubs": clubs, "recent": recent, "today": timezone.localdate()},
+        {"clubs": clubs, "recent": recent, "today": evening_day()},
     )
 
 

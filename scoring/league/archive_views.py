@@ -11,7 +11,6 @@ from django.core.paginator import Page, Paginator
 from django.db.models import Exists, OuterRef, Prefetch, Subquery
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils import timezone
 from django.utils.cache import patch_vary_headers
 from django.utils.translation import get_language
 from django.views.decorators.cache import cache_control
@@ -20,6 +19,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from scoring import access
 from scoring.access import Viewer
+from scoring.days import evening_day
 from scoring.http import HtmxHttpRequest, id_from, private_response
 from scoring.league.views import viewer_link
 from scoring.models import (
@@ -222,7 +222,7 @@ def session_page(request: HtmxHttpRequest, viewer: Viewer, session_id: int) -> H
 @require_GET
 @access.requires(access.league_viewer)
 def evening_today(request: HttpRequest, viewer: Viewer) -> HttpResponse:
-    return redirect("league_evening", slug=viewer.club.slug, day=timezone.localdate().isoformat())
+    return redirect("league_evening", slug=viewer.club.slug, day=evening_day().isoformat())
 
 
 def _evening_of(request: HtmxHttpRequest, viewer: Viewer, day: str) -> tuple[datetime.date, Page]:

@@ -23,7 +23,6 @@ from django.http import (
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import get_template
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.formats import number_format
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext
@@ -31,6 +30,7 @@ from django.views.decorators.http import require_GET
 
 from scoring import access, svg
 from scoring.access import Viewer
+from scoring.days import evening_day
 from scoring.http import id_from, private_response
 from scoring.league import best_n, player_stats, standings, standings_cache
 from scoring.models import (
@@ -104,7 +104,7 @@ def club_home(request: HttpRequest, viewer: Viewer) -> HttpResponse:
                 "club": viewer.club,
                 "seasons": seasons,
                 "evenings": evenings,
-                "today": timezone.localdate(),
+                "today": evening_day(),
             },
         )
     )

@@ -12,9 +12,9 @@ from typing import Any
 
 from django.db import transaction
 from django.db.models import Q
-from django.utils import timezone
 
 from scoring.clubs.services import club_players, players_joining
+from scoring.days import evening_day
 from scoring.engine import Refusal, Result, replay
 from scoring.lei.funnel import (
     Change,
@@ -196,7 +196,7 @@ def session_create(
         club=club,
         season=season,
         table_label=table_label,
-        played_on=played_on or timezone.localdate(),
+        played_on=played_on or evening_day(),
         game=game,
         rules=result.rules,  # the resolved rules: the snapshot this session is played by
         preset=data.get("preset", "standaard"),
@@ -511,7 +511,7 @@ def session_discard(
 def running_season(club: Club, day: datetime.date | None = None) -> Season | None:
     """The club's season that ``day`` (today) falls in: started, and not ended. When seasons
     overlap, the one that started last."""
-    day = day or timezone.localdate()
+    day = day or evening_day()
     seasons = Season.objects.filter(club=club, starts_on__lte=day)
     return (
         seasons.filter(Q(ends_on__isnull=True) | Q(ends_on__gte=day))
@@ -554,7 +554,7 @@ def session_again(*, session: Session, dealer: str, actor: Any = None) -> Sessio
         names = {p.name for p in players}
         season = None
         if old.season_id is not None:
-            today = timezone.localdate()
+            today = evening_day()
             kept = old.season
             runs = kept.starts_on <= today and (kept.ends_on is None or kept.ends_on >= today)
             season = kept if runs else running_season(old.club, today)

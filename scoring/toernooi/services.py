@@ -55,11 +55,11 @@ from itertools import combinations, pairwise
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from scoring import writes
+from scoring.days import evening_day
 from scoring.engine import Refusal, resolve_rules
 from scoring.lei import services
 from scoring.lei.forms import refusal_text
@@ -223,7 +223,7 @@ def tournament_create(
         club=club,
         season=season,
         name=name,
-        date=date or timezone.localdate(),
+        date=date or evening_day(),
         preset=preset,
         rules=overrides,
         series_count=series_count,

@@ -19,6 +19,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from scoring import access
+from scoring.days import evening_day
 from scoring.lei import services
 from scoring.models import Club, ClubMembership, Season, Session
 from tests.browser.conftest import console_errors
@@ -260,7 +261,7 @@ def test_the_tv_shows_ten_tables_of_an_evening_with_every_total(screen, base_url
         if number % 3 == 0:
             services.session_finish(session=session)
     page = screen({"width": 1920, "height": 1080})
-    day = timezone.localdate().isoformat()
+    day = evening_day().isoformat()
     page.goto(base_url + reverse("league_evening", args=[club.slug, day]))
     shoot(page, screenshot_dir, "evening-tv")
     assert page.locator("#evening-tables > section").count() == 10

@@ -8,9 +8,9 @@ import re
 
 import pytest
 from django.urls import reverse
-from django.utils import timezone
 
 from scoring import access, writes
+from scoring.days import evening_day
 from scoring.lei import akkoord, funnel, seals, services
 from scoring.models import AuditEntry, Season, Session, SessionResult
 from tests.conftest import make_session, play_rounds, record
@@ -287,7 +287,7 @@ def test_a_tablet_with_the_scorer_link_scores_the_next_game_too(client, session)
 
 
 def test_the_next_game_plays_in_the_running_season_when_the_old_one_has_ended(scorer, club, people):
-    today = timezone.localdate()
+    today = evening_day()
     old = Season.objects.create(
         club=club, name="Oud", starts_on=today - datetime.timedelta(days=90),
         ends_on=today - datetime.timedelta(days=1),
@@ -311,7 +311,7 @@ def selected_season(html: str) -> str:
 
 
 def test_the_new_game_form_defaults_to_the_clubs_running_season(scorer, club):
-    today = timezone.localdate()
+    today = evening_day()
     Season.objects.create(
         club=club, name="Vorig", starts_on=today - datetime.timedelta(days=200),
         ends_on=today - datetime.timedelta(days=100),
@@ -325,7 +325,7 @@ def test_the_new_game_form_defaults_to_the_clubs_running_season(scorer, club):
 
 
 def test_without_a_running_season_the_new_game_form_chooses_none(scorer, club):
-    today = timezone.localdate()
+    today = evening_day()
     Season.objects.create(
         club=club, name="Vorig", starts_on=today - datetime.timedelta(days=200),
         ends_on=today - datetime.timedelta(days=100),
