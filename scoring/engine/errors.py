@@ -44,7 +44,14 @@ MESSAGES: dict[str, str] = {
     "rules_out_of_range": gettext_noop(
         "%(key)s must be from %(minimum)s to %(maximum)s, not %(value)s"
     ),
-    "rules_contradiction": gettext_noop("%(detail)s"),
+    # A rules set that contradicts itself: a message of its own per case, translated whole.
+    "rules_armoede_max_stake": gettext_noop(
+        "armoede opens at a stake of 2, above the maximum stake of %(max_stake)s"
+    ),
+    "rules_blind_max_stake": gettext_noop(
+        "the blind stake of %(blind_stake)s is above the maximum stake of %(max_stake)s"
+    ),
+    "rules_five_crosses_teams": gettext_noop("five crosses cannot be played in teams"),
     # Whole rounds
     "round_after_finish": gettext_noop("the session has already finished"),
     "no_winner": gettext_noop("the round has no winner"),
@@ -56,7 +63,8 @@ MESSAGES: dict[str, str] = {
     "too_many_players": gettext_noop("at most 8 players can play, there would be %(count)s"),
     "bad_absent": gettext_noop("%(player)s cannot be absent: %(detail)s"),
     "absent_out": gettext_noop("%(player)s is out and cannot be absent"),
-    "bad_join": gettext_noop("%(player)s cannot join: %(detail)s"),
+    "join_taken": gettext_noop("%(player)s cannot join: that name is taken"),
+    "join_sides_fixed": gettext_noop("%(player)s cannot join: the sides are fixed"),
     # Players in a round
     "not_in_round": gettext_noop("%(player)s is not playing this round"),
     "folded_already": gettext_noop("%(player)s has already folded"),

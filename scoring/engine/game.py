@@ -80,9 +80,9 @@ class Game:
             raise Refusal("too_many_rounds", limit=MAX_ROUNDS).at(number)
         for name in join:
             if self.side_of is not None:
-                raise Refusal("bad_join", player=name, detail="the sides are fixed").at(number)
+                raise Refusal("join_sides_fixed", player=name).at(number)
             if name in self.totals or name.casefold() in {s.casefold() for s in self.seats}:
-                raise Refusal("bad_join", player=name, detail="that name is taken").at(number)
+                raise Refusal("join_taken", player=name).at(number)
             self.seats.append(name)
             self.known.add(name)
             self.totals[name] = 0

@@ -132,15 +132,14 @@ _show = shown
 
 
 def _refuse_contradictions(rules: dict[str, Any], *, teams: bool) -> None:
-    def refuse(detail: str) -> Refusal:
-        return Refusal("rules_contradiction", detail=detail).in_rules()
-
+    # Each case has a message of its own (scoring/engine/errors.py): the web app translates a
+    # refusal's template, and a detail written here in English would stay English.
     max_stake = rules["max_stake"]
     if rules["armoede"] and max_stake is not None and max_stake < 2:
-        raise refuse(f"armoede opens at a stake of 2, above the maximum stake of {max_stake}")
+        raise Refusal("rules_armoede_max_stake", max_stake=max_stake).in_rules()
     if rules["blind_knock"] and max_stake is not None and rules["blind_stake"] > max_stake:
-        raise refuse(
-            f"the blind stake of {rules['blind_stake']} is above the maximum stake of {max_stake}"
-        )
+        raise Refusal(
+            "rules_blind_max_stake", blind_stake=rules["blind_stake"], max_stake=max_stake
+        ).in_rules()
     if teams and rules["five_crosses"]:
-        raise refuse("five crosses cannot be played in teams")
+        raise Refusal("rules_five_crosses_teams").in_rules()

@@ -64,7 +64,13 @@ def round_edit(request: HtmxHttpRequest, scorer: access.ScorerAccess, number: in
                     sent=sent_by(request),
                 )
             except funnel.StaleVersion:
-                return answer_write(request, scorer, stale=True)
+                # The lei went on since the editor was drawn (another tablet, a tap): the rows
+                # stay as typed, under the version of now, to look over and save again.
+                session.refresh_from_db()
+                error = gettext(
+                    "Niet opgeslagen: de lei is intussen veranderd. Je regels staan er nog: "
+                    "kijk ze na tegen de lei van nu en sla dan opnieuw op."
+                )
             except Refusal as refusal:
                 error = refusal_text(refusal)
             except funnel.KeyReused as key_reused:

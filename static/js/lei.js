@@ -487,6 +487,7 @@
     if (!outbox.taps.length || outbox.stopped) {
       // Versions only grow: an older answer (a poll overtaken by a tap) is not drawn.
       if (!(version > parseInt(shown.dataset.version, 10)) || Date.now() < guardUntil) { return; }
+      keepEditor(fresh);
       live.replaceWith(fresh);
       if (window.htmx) { htmx.process(fresh); }
       settled();
@@ -558,9 +559,20 @@
     template.innerHTML = text;
     var fresh = template.content.getElementById(wanted);
     if (!target || !fresh) { return; }
+    keepEditor(fresh);
     target.replaceWith(fresh);
     if (window.htmx) { htmx.process(fresh); }
     settled();
+  }
+
+  // A round correction being typed (#editor, drawn into the lei by its own request) stays
+  // open when the lei around it is drawn anew: another tablet's tap, this tablet's taps
+  // arriving. Saving it closes it; saved at a version gone by, it comes back with its rows
+  // and says so (scoring/lei/correction_views.py).
+  function keepEditor(fresh) {
+    var open = document.querySelector("#live #editor:not(:empty)");
+    var empty = fresh.querySelector("#editor");
+    if (open && empty) { empty.replaceWith(open); }
   }
 
   // After the page was drawn or an answer swapped in.
@@ -575,8 +587,16 @@
     if (document.getElementById("round-flash")) { guard(); } else { guardUntil = 0; settle(); }
     var live = document.getElementById("live");
     if (live) {
+      var html = live.outerHTML;
+      if (live.querySelector("#editor:not(:empty)")) { // kept open (keepEditor), not kept here
+        var copy = live.cloneNode(true);
+        var closed = document.createElement("div");
+        closed.id = "editor";
+        copy.querySelector("#editor").replaceWith(closed);
+        html = copy.outerHTML;
+      }
       quietly(keepLei({tablet: outbox.tablet, person: currentPerson(), version: outbox.version,
-                       html: live.outerHTML}));
+                       html: html}));
     }
     render();
   }

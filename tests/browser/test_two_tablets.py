@@ -18,6 +18,13 @@ from tests.browser.test_outbox import NETWORK, button, drained, events, make_tab
 pytestmark = pytest.mark.browser
 
 A_PLAYED = [("win", "Cees"), ("win", "Dirk")]
+KEPT_LEI_HTML = """() => new Promise((resolve) => {
+  const open = indexedDB.open('lei-tablet', 1);
+  open.onsuccess = () => {
+    const read = open.result.transaction('lei').objectStore('lei').get(location.pathname);
+    read.onsuccess = () => resolve(read.result ? read.result.html : '');
+  };
+})"""
 TAPS = re.compile(r"/sessies/\d+/(gebeurtenis|ongedaan)/$")
 
 
@@ -148,3 +155,49 @@ def test_an_open_tablet_follows_the_lei_and_says_when_its_taps_no_longer_fit(two
         ("stay", "Anne"),
         ("win", "Anne"),
     ]
+
+
+def test_a_correction_being_typed_stays_open_while_another_tablet_taps(
+    two, live_server, screenshot_dir
+):
+    """A types a correction of round 1 while B taps: A's lei follows B's tap and keeps the
+    editor open with what A typed; saving it says the lei changed meanwhile and keeps the rows,
+    and saving again corrects the round."""
+    session = make_table()
+    a, b = (context.new_page() for context in two)
+    open_tablet(a, live_server.url, session)
+    open_tablet(b, live_server.url, session)
+    tap(a, "Laatste slag: Cees")
+    drained(a)
+    a.get_by_role("link", name="Ronde 1 verbeteren").click()
+    winner = a.get_by_role("combobox", name="Gebeurtenis 1: wie")
+    winner.select_option("Dirk")
+
+    session.refresh_from_db()
+    expect(b.locator("#round")).to_have_attribute("data-version", str(session.version))
+    tap(b, "Toep: Anne")
+    drained(b)
+    session.refresh_from_db()
+    # A follows the lei (its poll, every 2 s): B's knock is on A's panel, the editor still open.
+    expect(a.locator("#round")).to_have_attribute("data-version", str(session.version))
+    expect(a.locator("#live-line")).to_contain_text("Anne toept")
+    expect(a.locator("#editor-title")).to_have_text("Ronde 1 verbeteren")
+    expect(winner).to_have_value("Dirk")
+    # The lei kept for a reload without wifi is the lei, without the editor left open in it.
+    kept = a.evaluate(KEPT_LEI_HTML)
+    assert f'data-version="{session.version}"' in kept
+    assert "Ronde 1 verbeteren</h2>" not in kept
+    assert '<div id="editor"></div>' in kept
+
+    button(a, "Ronde opslaan").click()
+    expect(a.locator("#editor-error")).to_contain_text(
+        "Niet opgeslagen: de lei is intussen veranderd. Je regels staan er nog"
+    )
+    expect(winner).to_have_value("Dirk")
+    a.screenshot(path=screenshot_dir / "correction-while-the-lei-went-on.png", full_page=True)
+    assert events(session) == [("win", "Cees"), ("knock", "Anne")]
+
+    button(a, "Ronde opslaan").click()
+    expect(a.locator("#editor-title")).to_have_count(0)  # saved: the lei without the editor
+    assert events(session) == [("win", "Dirk"), ("knock", "Anne")]
+    expect(a.locator('#sheet td[data-player="Cees"]')).to_have_attribute("data-total", "1")

@@ -481,4 +481,4 @@ def test_join_seats_the_new_player_last_with_a_total_of_zero():
 
 def test_join_taken_name_is_refused():
     error = refusal([ev("win", "A")], {"join": ["B"], "events": [ev("win", "B")]})
-    refused_at(error, "bad_join", 2)
+    refused_at(error, "join_taken", 2)

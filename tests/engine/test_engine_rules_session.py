@@ -388,19 +388,19 @@ def rules_refusal(**kwargs) -> Refusal:
 
 
 def test_rules_armoede_with_max_stake_one_is_refused():
-    assert rules_refusal(max_stake=1, blind_knock=False).code == "rules_contradiction"
+    assert rules_refusal(max_stake=1, blind_knock=False).code == "rules_armoede_max_stake"
 
 
 def test_rules_blind_stake_above_max_stake_is_refused():
-    assert rules_refusal(max_stake=3, blind_stake=4).code == "rules_contradiction"
+    assert rules_refusal(max_stake=3, blind_stake=4).code == "rules_blind_max_stake"
 
 
 def test_rules_gezin_with_blind_knock_is_refused():
-    assert rules_refusal(preset="gezin", blind_knock=True).code == "rules_contradiction"
+    assert rules_refusal(preset="gezin", blind_knock=True).code == "rules_blind_max_stake"
 
 
 def test_rules_max_points_below_two_is_refused():
-    assert rules_refusal(max_points=1).code in {"rules_contradiction", "rules_out_of_range"}
+    assert rules_refusal(max_points=1).code in {"rules_armoede_max_stake", "rules_out_of_range"}
 
 
 def test_rules_unknown_key_and_unknown_preset_are_refused():
@@ -502,7 +502,7 @@ def test_teams_are_four_or_six_players_in_sides_of_two_seated_opposite():
 
 
 def test_teams_cannot_be_combined_with_five_crosses():
-    assert rules_refusal(teams=TEAMS, five_crosses=True).code == "rules_contradiction"
+    assert rules_refusal(teams=TEAMS, five_crosses=True).code == "rules_five_crosses_teams"
 
 
 # --- §14 the session file ---------------------------------------------------------------------

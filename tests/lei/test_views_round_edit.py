@@ -206,3 +206,59 @@ def test_the_round_editor_saves_as_a_page_of_its_own_and_inside_the_tablet(score
     assert response.status_code == 200
     assert 'id="live"' in response.content.decode()
     assert session.rounds.get(number=1).events == [{"type": "win", "player": "Cees"}]
+
+
+def correction_at(version: int, events: list[tuple[str, str]]) -> dict[str, object]:
+    data: dict[str, object] = {
+        "version": version,
+        "key": f"correct-at-{version}",
+        "events-TOTAL_FORMS": str(len(events)),
+        "events-INITIAL_FORMS": "0",
+        "events-MIN_NUM_FORMS": "0",
+        "events-MAX_NUM_FORMS": "1000",
+    }
+    for index, (kind, player) in enumerate(events):
+        data[f"events-{index}-type"] = kind
+        data[f"events-{index}-player"] = player
+    return data
+
+
+@pytest.mark.parametrize("htmx", [True, False])
+def test_a_correction_made_while_the_lei_went_on_keeps_its_rows_to_save_again(
+    scorer, session, htmx
+):
+    """Another tablet taps while the scorer types a correction: nothing is saved, and the
+    editor comes back with the rows as typed, at the version of now, saying so; saving again
+    corrects the round."""
+    record(session, "win", "Anne")
+    session.refresh_from_db()
+    seen = session.version  # the editor is drawn
+    record(session, "knock", "Bas")  # the other tablet, meanwhile
+    url = reverse("round_edit", args=[session.pk, 1])
+    typed = [("knock", "Dirk"), ("win", "Cees")]
+    headers = HX if htmx else {}
+    response = scorer.post(url, correction_at(seen, typed), **headers)
+
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "de lei is intussen veranderd. Je regels staan er nog" in html
+    if htmx:
+        assert response["HX-Retarget"] == "#editor"  # into the editor, the rest as it is
+    assert 'id="live"' not in html
+    # The rows as typed, under the version of now.
+    assert re.findall(r'<option value="(\w+)" selected>', html)[:4] == [
+        "knock",
+        "Dirk",
+        "win",
+        "Cees",
+    ]
+    session.refresh_from_db()
+    assert f'name="version" value="{session.version}"' in html
+    assert session.rounds.get(number=1).events == [{"type": "win", "player": "Anne"}]
+
+    again = scorer.post(url, correction_at(session.version, typed), **headers)
+    assert again.status_code == (200 if htmx else 302)
+    assert session.rounds.get(number=1).events == [
+        {"type": "knock", "player": "Dirk"},
+        {"type": "win", "player": "Cees"},
+    ]
