@@ -400,18 +400,17 @@ class EventFieldsMixin(forms.Form):
                 event["jack"] = True
             return event
         if kind == "four_of_a_kind":
-            return {"type": kind, "player": player, "rank": data.get("rank") or "ace"}
+            return {"type": kind, "player": player, "rank": data["rank"]}
         if kind == "laundry":
             event = {"type": kind, "player": player, "genuine": bool(data.get("genuine"))}
             if data.get("challenger"):
                 event["challenger"] = data["challenger"]
             return event
         if kind == "penalty":
-            points = data.get("points")
             return {
                 "type": kind,
                 "player": player,
-                "points": 1 if points is None else points,
+                "points": data["points"],
                 "reason": data.get("reason") or "",
             }
         if kind == "bid":
@@ -421,9 +420,16 @@ class EventFieldsMixin(forms.Form):
         return {"type": kind, "player": player}
 
     def clean(self) -> dict[str, Any]:
+        """What the event needs is there: a cleared field is refused, never read as a number
+        the scorer did not choose (a penalty's emptied "Punten" was recorded as 1)."""
         data = super().clean()
-        if data.get("type") == "bid" and data.get("bid") is None:
+        kind = data.get("type")
+        if kind == "bid" and data.get("bid") is None:
             self.add_error("bid", _("Vul een bod in."))
+        if kind == "penalty" and data.get("points") is None and "points" not in self.errors:
+            self.add_error("points", _("Vul het aantal strafpunten in."))
+        if kind == "four_of_a_kind" and not data.get("rank") and "rank" not in self.errors:
+            self.add_error("rank", _("Kies welke vier gelijke."))
         return data
 
 

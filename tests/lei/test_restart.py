@@ -171,7 +171,13 @@ class Tablet:
             token = self.cookies.get("csrftoken")
             response = http.post(
                 f"/sessies/{self.session_id}/gebeurtenis/",
-                data={"type": kind, "player": player, "version": self.version, "key": key},
+                data={
+                    "type": kind,
+                    "player": player,
+                    "version": self.version,
+                    "key": key,
+                    **({"points": "1"} if kind == "penalty" else {}),
+                },
                 headers={"HX-Request": "true", "X-CSRFToken": token or ""},
             )
             assert response.status_code == 200, response.text[:300]
@@ -180,7 +186,7 @@ class Tablet:
             if version == self.version + 1 and key not in self.keys:
                 event = {"type": kind, "player": player}
                 if kind == "penalty":
-                    event.update(points=1, reason="")  # the form's defaults
+                    event.update(points=1, reason="")
                 self.accepted.append(event)
                 self.keys.add(key)
             self.version = version
