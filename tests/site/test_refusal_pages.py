@@ -1,13 +1,16 @@
-"""The pages an organiser meets when a form cannot be taken: the login ran out halfway through
-the evening (scoring/http.py, ``login_needed``), or a form older than the last login
-(``csrf_failure``). Each is a page of the site in the reader's language that says nothing was
-saved and how to go on, never Django's bare text; and nothing changes."""
+"""The pages an organiser meets when a form cannot be taken or a link leads nowhere: the login
+ran out halfway through the evening (scoring/http.py, ``login_needed``), a form older than the
+last login (``csrf_failure``), a page that is not there (templates/404.html) and a server error
+(templates/500.html). Each is a page of the site in the reader's language that says nothing
+was saved and how to go on, never Django's bare text; and nothing changes."""
 
 from __future__ import annotations
 
 import pytest
-from django.test import Client
+from django.test import Client, RequestFactory
 from django.urls import reverse
+from django.utils import translation
+from django.views.defaults import server_error
 
 from scoring.evening import services
 from scoring.models import ClubMembership, EveningPlayer, Player
@@ -116,3 +119,31 @@ def test_the_stale_form_page_leads_nowhere_else(evening, organiser):
     )
     assert response.status_code == 403
     assert "elders.example" not in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("language", "words"),
+    [
+        ("nl", "Deze pagina bestaat niet (meer)"),
+        ("en", "This page does not exist (any more)"),
+        ("de", "Diese Seite gibt es nicht (mehr)"),
+    ],
+)
+def test_a_page_that_is_not_there_says_so_in_the_site_and_the_readers_language(
+    client, organiser, language, words
+):
+    client.force_login(organiser)
+    response = client.get(reverse("evening_page", args=[999999]), HTTP_ACCEPT_LANGUAGE=language)
+    assert response.status_code == 404
+    page = response.content.decode()
+    assert words in page
+    assert "site-header" in page
+    assert "Not Found" not in page
+
+
+def test_a_server_error_is_a_page_of_the_site_drawn_without_a_request_context():
+    request = RequestFactory().get("/")
+    with translation.override("de"):
+        response = server_error(request)
+    assert response.status_code == 500
+    assert "Etwas ist schiefgelaufen" in response.content.decode()
