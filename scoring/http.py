@@ -68,7 +68,11 @@ def login_needed(request: HttpRequest, refusal: str) -> HttpResponse:
     ``X-Login-Needed`` tells a script, the tablet's outbox in static/js/lei.js, whatever the
     language of the words)."""
     back = page_before(request)
-    context = {"refusal": refusal, "login_url": redirect_to_login(back or "/")["Location"]}
+    context = {
+        "refusal": refusal,
+        "back": back,
+        "login_url": redirect_to_login(back or "/")["Location"],
+    }
     response = render(request, "scoring/refused.html", context, status=403)
     response["X-Login-Needed"] = "1"
     patch_cache_control(response, no_store=True)

@@ -50,6 +50,8 @@ def test_a_form_posted_after_the_login_ran_out_leads_back_to_its_page_through_th
     # Back to the evening's page after the login, not to the address that takes only posts.
     login = reverse("login") + "?next=" + reverse("evening_page", args=[evening.pk])
     assert f'href="{login}"' in page
+    # Another language reopens the evening's page, not the address that takes only posts.
+    assert 'name="next" value="' + reverse("evening_page", args=[evening.pk]) + '"' in page
     assert (EveningPlayer.objects.count(), Player.objects.count()) == (0, players)
 
 
@@ -107,6 +109,7 @@ def test_the_stale_form_page_in_english(evening, organiser):
     page = response.content.decode()
     assert "This page was out of date" in page
     assert 'href="/"' in page  # no page to go back to: the home page
+    assert 'name="next" value="/"' in page
 
 
 def test_the_stale_form_page_leads_nowhere_else(evening, organiser):
