@@ -44,15 +44,11 @@ from django.core import signing
 from django.core.signals import setting_changed
 from django.db.models import Exists, OuterRef, QuerySet
 from django.dispatch import receiver
-from django.http import (
-    Http404,
-    HttpRequest,
-    HttpResponse,
-    HttpResponseForbidden,
-)
+from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils.translation import gettext
 
+from scoring.http import login_needed
 from scoring.league import standings
 from scoring.lei import hotsql
 from scoring.models import (
@@ -315,11 +311,9 @@ def requires(role: Callable[..., object]) -> Callable[[View], View]:
                 granted = role(request, *asked)
             except LoginNeeded as needed:
                 if needed.refusal and request.method == "POST":
-                    # The header tells a script (the tablet's outbox, static/js/lei.js) that
-                    # logging in again is the way out, whatever language the words are in.
-                    refused = HttpResponseForbidden(needed.refusal)
-                    refused["X-Login-Needed"] = "1"
-                    return refused
+                    # A page that says why and leads back through the login; its header tells
+                    # a script (the tablet's outbox, static/js/lei.js) the same.
+                    return login_needed(request, needed.refusal)
                 return redirect_to_login(request.get_full_path())
             return view(request, granted, *rest, **kwargs)
 

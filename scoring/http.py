@@ -1,12 +1,17 @@
 """What every room's views share about HTTP: the request as django-htmx hands it over, a row's
-id read from a query string, and the answer that only its own browser may keep."""
+id read from a query string, the answer that only its own browser may keep, and the pages of a
+form that could not be taken (logged out meanwhile, or a form older than the last login)."""
 
 from __future__ import annotations
 
 import re
+from urllib.parse import urlsplit
 
+from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
 from django.utils.cache import patch_cache_control, patch_vary_headers
+from django.utils.http import url_has_allowed_host_and_scheme
 from django_htmx.middleware import HtmxDetails
 
 
@@ -38,3 +43,48 @@ def id_from(value: str | None) -> int | None:
     (12, None, None)
     """
     return int(value) if value and ID.fullmatch(value) else None
+
+
+def page_before(request: HttpRequest) -> str | None:
+    """The page of this site the posted form was on (its path and query, from the Referer),
+    or None when the browser did not say or it is another site's.
+
+    A form posts to an address that only takes POSTs (``/avonden/1/loten/``): after logging in
+    again, the organiser goes back to the page the form was on, not to that address."""
+    referer = request.headers.get("Referer", "")
+    if not url_has_allowed_host_and_scheme(
+        referer, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return None
+    parts = urlsplit(referer)
+    page = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    # A path of "//elders.example/" would be read as another site's address.
+    return page if url_has_allowed_host_and_scheme(page, allowed_hosts=set()) else None
+
+
+def login_needed(request: HttpRequest, refusal: str) -> HttpResponse:
+    """A form posted by someone whose login ran out: a page in the site's own dress that says
+    why, that nothing was saved, and the way to log in and come back to the form's page (403;
+    ``X-Login-Needed`` tells a script, the tablet's outbox in static/js/lei.js, whatever the
+    language of the words)."""
+    back = page_before(request)
+    context = {
+        "refusal": refusal,
+        "back": back,
+        "login_url": redirect_to_login(back or "/")["Location"],
+    }
+    response = render(request, "scoring/refused.html", context, status=403)
+    response["X-Login-Needed"] = "1"
+    patch_cache_control(response, no_store=True)
+    return response
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """``CSRF_FAILURE_VIEW``: a form older than the browser's last login (Django gives a login
+    a new CSRF token; another tab logged in again) or whose cookie was cleared. Nothing was
+    saved: the way on is the form's page afresh (403, as Django's own page, which the tablet's
+    outbox takes as "fetch a new token and send again")."""
+    context = {"stale_form": True, "back": page_before(request)}
+    response = render(request, "scoring/refused.html", context, status=403)
+    patch_cache_control(response, no_store=True)
+    return response

@@ -242,6 +242,8 @@ X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"
+# A form older than the last login says so in the site's words, not Django's bare 403.
+CSRF_FAILURE_VIEW = "scoring.http.csrf_failure"
 # One strict policy for every page (django-csp): scripts, styles, images and requests from our
 # own origin only, no inline script or style, no frames, no plugins. The pages are built for it
 # (htmx is told not to inject its indicator <style>; the SVG pictures carry no style

@@ -339,7 +339,11 @@ def evening_draw(
         ]
         if len(players) < draw.MIN_TABLE:
             raise CheckinError(
-                _("Er zijn %(count)s spelers aangemeld: een tafel heeft er minstens %(min)s.")
+                ngettext(
+                    "Er is %(count)s speler aangemeld: een tafel heeft er minstens %(min)s.",
+                    "Er zijn %(count)s spelers aangemeld: een tafel heeft er minstens %(min)s.",
+                    len(players),
+                )
                 % {"count": len(players), "min": draw.MIN_TABLE}
             )
         by_id = {p.pk: p for p in players}

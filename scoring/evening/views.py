@@ -215,10 +215,11 @@ def evening_draw(request: HttpRequest, evening: Evening) -> HttpResponse:
 
     def write() -> str:
         tables = services.evening_draw(evening=evening, expected_round=expected, actor=request.user)
-        return gettext("Ronde %(round)s is geloot: %(count)s tafels.") % {
-            "round": expected,
-            "count": len(tables),
-        }
+        return ngettext(
+            "Ronde %(round)s is geloot: %(count)s tafel.",
+            "Ronde %(round)s is geloot: %(count)s tafels.",
+            len(tables),
+        ) % {"round": expected, "count": len(tables)}
 
     return _write(request, evening, write)
 

@@ -356,5 +356,28 @@ def test_a_drawn_table_ended_before_a_round_keeps_its_game_as_a_shared_place(
 def test_too_few_players_draw_nothing(organiser, evening, members):
     services.checkin_by_organiser(evening=evening, name="Bas Bakker")
     page = organiser.post(reverse("evening_draw", args=[evening.pk]), {"round": "1"}, follow=True)
-    assert "Er zijn 1 spelers aangemeld" in page.content.decode()
+    assert "Er is 1 speler aangemeld: een tafel heeft er minstens 3." in page.content.decode()
     assert not evening.tables.exists()
+
+
+@pytest.mark.parametrize(
+    ("language", "words"),
+    [
+        ("nl", "Ronde 1 is geloot: 1 tafel."),
+        ("en", "Round 1 has been drawn: 1 table."),
+        ("de", "Runde 1 ist ausgelost: 1 Tisch."),
+    ],
+)
+def test_one_table_drawn_is_one_tafel_in_every_language(
+    organiser, evening, members, language, words
+):
+    for name in NAMES[:5]:
+        services.checkin_by_organiser(evening=evening, name=name)
+    page = organiser.post(
+        reverse("evening_draw", args=[evening.pk]),
+        {"round": "1"},
+        follow=True,
+        HTTP_ACCEPT_LANGUAGE=language,
+    )
+    assert words in page.content.decode()
+    assert evening.tables.count() == 1
