@@ -115,3 +115,33 @@ def test_a_walk_in_named_like_a_member_is_asked_about(browser, base_url, screens
     assert names == {"Anne", "Anne de Wit"}
     assert errors == []
     context.close()
+
+
+def test_a_tap_after_the_login_ran_out_says_so_and_leads_back(
+    browser, base_url, screenshot_dir, night
+):
+    """The toggles are sent by htmx, which shows nothing of a 403: the organiser whose login
+    ran out tapped and nothing happened. Now the page says why and nothing was saved, and the
+    login leads back to the check-in."""
+    tournament, people = night
+    context = browser.new_context(viewport=TABLET, locale="nl-NL")
+    errors = console_errors(context)
+    page = context.new_page()
+    login(page, base_url, "organisator", "geheim-genoeg-1")
+    checkin_url = f"{base_url}/toernooi/{tournament.pk}/aanmelden/"
+    page.goto(checkin_url)
+    context.clear_cookies(name="sessionid")  # the login ran out
+    page.locator('[data-player="Anne"]').click()
+    expect(page.locator("#refusal")).to_be_visible()
+    expect(page.locator("#content")).to_contain_text("Er is niets opgeslagen.")
+    page.screenshot(path=screenshot_dir / "checkin-login-ran-out-tablet.png")
+    assert not TournamentEntry.objects.filter(tournament=tournament).exists()
+    page.locator("#login-again").click()
+    page.fill("#id_username", "organisator")
+    page.fill("#id_password", "geheim-genoeg-1")
+    page.get_by_role("button", name="Inloggen", exact=True).click()
+    expect(page).to_have_url(checkin_url)
+    page.locator('[data-player="Anne"]').click()
+    expect(page.locator('[data-player="Anne"]')).to_have_attribute("aria-pressed", "true")
+    assert TournamentEntry.objects.filter(tournament=tournament, player=people["Anne"]).exists()
+    assert [e for e in errors if "403" not in e] == []
