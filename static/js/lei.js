@@ -510,10 +510,17 @@
   });
   // The forms outside the outbox (the round editor, ending the game) are sent by htmx once:
   // when that fails, say so plainly, and take it back once a request gets through.
+  // Of the GETs only the round editor's opening says so (the lei's own polls fail quietly:
+  // the strip says the connection is gone); a tap on "Ronde 1" did nothing, without a word.
   function formFailed(evt) {
-    if (evt.detail.requestConfig && evt.detail.requestConfig.verb === "get") { return; }
     var box = document.getElementById("outbox");
-    if (box) { formNotice(box.dataset.formUnsent); }
+    if (!box) { return; }
+    if (evt.detail.requestConfig && evt.detail.requestConfig.verb === "get") {
+      var elt = evt.detail.elt;
+      if (elt && elt.closest && elt.closest(".sheet__edit")) { formNotice(box.dataset.formUnopened); }
+      return;
+    }
+    formNotice(box.dataset.formUnsent);
   }
   function formNotice(text) {
     var notices = document.getElementById("notices");

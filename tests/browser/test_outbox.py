@@ -392,8 +392,16 @@ def test_a_correction_sent_without_a_connection_says_it_was_not_saved(tablet, co
     open_tablet(tablet, live_server.url, session)
     tap(tablet, "Laatste slag: Anne")
     expect(tablet.locator("#round-flash")).to_contain_text("Ronde 1: Anne wint")
+    # Opening the editor without a connection says so too (it did nothing, without a word).
+    context.set_offline(True)
+    tablet.get_by_role("link", name="Ronde 1 verbeteren").click()
+    expect(tablet.locator("#form-unsent")).to_have_text(
+        "Niet geopend: geen verbinding. Probeer het opnieuw als de wifi terug is."
+    )
+    context.set_offline(False)
     tablet.get_by_role("link", name="Ronde 1 verbeteren").click()
     tablet.wait_for_selector("#editor form")
+    expect(tablet.locator("#form-unsent")).to_have_count(0)
     context.set_offline(True)
     button(tablet, "Ronde opslaan").click()
     expect(tablet.locator("#form-unsent")).to_have_text(
