@@ -8,6 +8,7 @@ import pytest
 from django.urls import reverse
 
 from tests.conftest import record
+from tests.lei.test_views_round_edit import correction_at
 
 HX = {"HTTP_HX_REQUEST": "true"}
 
@@ -53,20 +54,8 @@ def test_the_round_editor_refuses_a_penalty_row_without_points(scorer, session):
     record(session, "win", "Anne")
     session.refresh_from_db()
     version, events = session.version, session.rounds.get(number=1).events
-    data = {
-        "version": version,
-        "key": "cleared-row",
-        "events-TOTAL_FORMS": "2",
-        "events-INITIAL_FORMS": "0",
-        "events-MIN_NUM_FORMS": "0",
-        "events-MAX_NUM_FORMS": "1000",
-        "events-0-type": "penalty",
-        "events-0-player": "Bas",
-        "events-0-points": "",
-        "events-0-reason": "kijken",
-        "events-1-type": "win",
-        "events-1-player": "Anne",
-    }
+    data = correction_at(version, [("penalty", "Bas"), ("win", "Anne")])
+    data.update({"events-0-points": "", "events-0-reason": "kijken"})  # its points cleared
     response = scorer.post(reverse("round_edit", args=[session.pk, 1]), data, **HX)
     html = response.content.decode()
     assert response["HX-Retarget"] == "#editor"

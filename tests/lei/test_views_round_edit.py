@@ -97,17 +97,7 @@ def test_a_pot_event_in_a_strafpunten_round_is_refused_and_changes_nothing(score
 
 def correct_round_1(client, session: Session, events: list[tuple[str, str]]):
     session.refresh_from_db()
-    data = {
-        "version": session.version,
-        "key": f"correct-{session.version}",
-        "events-TOTAL_FORMS": str(len(events)),
-        "events-INITIAL_FORMS": "0",
-        "events-MIN_NUM_FORMS": "0",
-        "events-MAX_NUM_FORMS": "1000",
-    }
-    for index, (kind, player) in enumerate(events):
-        data[f"events-{index}-type"] = kind
-        data[f"events-{index}-player"] = player
+    data = correction_at(session.version, events)
     return client.post(reverse("round_edit", args=[session.pk, 1]), data, **HX)
 
 
@@ -209,6 +199,8 @@ def test_the_round_editor_saves_as_a_page_of_its_own_and_inside_the_tablet(score
 
 
 def correction_at(version: int, events: list[tuple[str, str]]) -> dict[str, object]:
+    """What the round editor posts for these rows (type and player each), drawn at
+    ``version``."""
     data: dict[str, object] = {
         "version": version,
         "key": f"correct-at-{version}",
