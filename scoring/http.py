@@ -79,6 +79,14 @@ def login_needed(request: HttpRequest, refusal: str) -> HttpResponse:
     return response
 
 
+def not_allowed(request: HttpRequest, refusal: str) -> HttpResponse:
+    """A page someone logged in may not use (a member at the organiser's "Clubavond
+    beginnen"): the refusal in the site's own dress, with the way home (403)."""
+    response = render(request, "scoring/refused.html", {"refusal": refusal, "signed_in": True})
+    response.status_code = 403
+    return response
+
+
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     """``CSRF_FAILURE_VIEW``: a form older than the browser's last login (Django gives a login
     a new CSRF token; another tab logged in again) or whose cookie was cleared. Nothing was

@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.formats import date_format
@@ -18,7 +18,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from scoring import access
 from scoring.days import evening_day
 from scoring.evening import selectors, services
-from scoring.http import id_from, private_response
+from scoring.http import id_from, not_allowed, private_response
 from scoring.models import Club, Evening, Tournament
 from scoring.svg import qr_svg
 from scoring.writes import ServiceError
@@ -45,8 +45,8 @@ def _posted_day(request: HttpRequest) -> datetime.date | None:
 def evening_new(request: HttpRequest, clubs: list[Club]) -> HttpResponse:
     """A club evening: today's, for one of the clubs the organiser runs; the latest ones."""
     if not clubs:
-        return HttpResponseForbidden(
-            gettext("Alleen een beheerder van een club kan een clubavond beginnen.")
+        return not_allowed(
+            request, gettext("Alleen een beheerder van een club kan een clubavond beginnen.")
         )
     if request.method == "POST":
         club = next((c for c in clubs if str(c.pk) == request.POST.get("club")), None)

@@ -23,7 +23,6 @@ from django.contrib import messages
 from django.http import (
     HttpRequest,
     HttpResponse,
-    HttpResponseForbidden,
     HttpResponseNotModified,
 )
 from django.middleware.csrf import get_token
@@ -37,7 +36,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from scoring import access, writes
 from scoring.engine import Refusal
-from scoring.http import HtmxHttpRequest
+from scoring.http import HtmxHttpRequest, not_allowed
 from scoring.lei import funnel, outbox, seals, services
 from scoring.lei.compression import no_compression
 from scoring.lei.forms import (
@@ -291,7 +290,7 @@ def scorer_link(request: HttpRequest, token: str) -> HttpResponse:
 def scorer_link_change(request: HttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     """A club admin renews or revokes the scorer link (a plain form)."""
     if not scorer.is_admin:
-        return HttpResponseForbidden(gettext("Alleen een beheerder van de club kan dit."))
+        return not_allowed(request, gettext("Alleen een beheerder van de club kan dit."))
     try:
         if request.POST.get("action") == "revoke":
             seals.session_revoke_token(session=scorer.session, actor=request.user)

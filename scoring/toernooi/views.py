@@ -41,14 +41,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from scoring import access
-from scoring.http import HtmxHttpRequest
+from scoring.http import HtmxHttpRequest, not_allowed
 from scoring.models import Club, Player, Series, Tournament, TournamentTable
 from scoring.names import tidy
 from scoring.svg import qr_svg
@@ -113,8 +113,8 @@ def tournament_list(request: HttpRequest, clubs: list[Club]) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def tournament_new(request: HttpRequest, clubs: list[Club]) -> HttpResponse:
     if not clubs:
-        return HttpResponseForbidden(
-            gettext("Alleen een beheerder van een club kan een toernooi beginnen.")
+        return not_allowed(
+            request, gettext("Alleen een beheerder van een club kan een toernooi beginnen.")
         )
     form = TournamentForm(request.POST or None, clubs=clubs)
     if request.method == "POST" and form.is_valid():

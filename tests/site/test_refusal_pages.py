@@ -150,3 +150,25 @@ def test_a_server_error_is_a_page_of_the_site_drawn_without_a_request_context():
         response = server_error(request)
     assert response.status_code == 500
     assert "Etwas ist schiefgelaufen" in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("evening_new", "Alleen een beheerder van een club kan een clubavond beginnen."),
+        ("tournament_new", "Alleen een beheerder van een club kan een toernooi beginnen."),
+    ],
+)
+def test_a_member_at_an_organisers_page_gets_a_page_of_the_site_that_says_why(
+    client, club, django_user_model, name, said
+):
+    member = django_user_model.objects.create_user("lid")
+    ClubMembership.objects.create(user=member, club=club, role="scorer")
+    client.force_login(member)
+    response = client.get(reverse(name))
+    assert response.status_code == 403
+    html = response.content.decode()
+    assert f'<h1 id="not-allowed">{said}</h1>' in html
+    assert "<header" in html  # the site's page...
+    assert 'id="home"' in html  # ...with its way home
+    assert "niet (meer) ingelogd" not in html  # they are logged in
