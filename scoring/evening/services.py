@@ -328,9 +328,15 @@ def evening_draw(
             )
         number = next_round(locked)
         if expected_round != number:
-            raise CheckinError(
-                _("Ronde %(round)s is al geloot: ververs de pagina.") % {"round": expected_round}
-            )
+            # A page from before another organiser's draw, or their throw-away of a round (the
+            # answer reloads it, with the round whose turn it is), or no round at all.
+            if expected_round < 1:
+                raise CheckinError(_("Er is niets geloot: ververs de pagina."))
+            if expected_round < number:
+                said = _("Ronde %(round)s is al geloot: er is niets opnieuw geloot.")
+            else:
+                said = _("Ronde %(round)s is nog niet aan de beurt: er is niets geloot.")
+            raise CheckinError(said % {"round": expected_round})
         players = [
             e.player
             for e in locked.players.select_related("player")

@@ -325,7 +325,16 @@ def test_a_club_evening_draws_rounds_of_ordinary_games(organiser, evening, membe
     assert tables[0].session.table_label == "Ronde 1 · tafel 1"
     # A second tap on the same button draws nothing twice.
     page = organiser.post(reverse("evening_draw", args=[evening.pk]), {"round": "1"}, follow=True)
-    assert "Ronde 1 is al geloot" in page.content.decode()
+    assert "Ronde 1 is al geloot: er is niets opnieuw geloot." in page.content.decode()
+    assert evening.tables.count() == 2
+    # A page from before another organiser threw a round away, or no round at all.
+    for sent, said in [
+        ("3", "Ronde 3 is nog niet aan de beurt: er is niets geloot."),
+        ("abc", "Er is niets geloot: ververs de pagina."),
+    ]:
+        url = reverse("evening_draw", args=[evening.pk])
+        page = organiser.post(url, {"round": sent}, follow=True)
+        assert said in page.content.decode()
     assert evening.tables.count() == 2
     organiser.post(reverse("evening_draw", args=[evening.pk]), {"round": "2"})
     first = [{s.player_id for s in t.session.seats.all()} for t in tables]
