@@ -82,7 +82,10 @@ def login_needed(request: HttpRequest, refusal: str) -> HttpResponse:
 def not_allowed(request: HttpRequest, refusal: str) -> HttpResponse:
     """A page someone logged in may not use (a member at the organiser's "Clubavond
     beginnen"): the refusal in the site's own dress, with the way home (403)."""
-    response = render(request, "scoring/refused.html", {"refusal": refusal, "signed_in": True})
+    # A new language reopens this page; a form posted here goes back to the form's page.
+    back = request.get_full_path() if request.method == "GET" else page_before(request)
+    context = {"refusal": refusal, "signed_in": True, "back": back}
+    response = render(request, "scoring/refused.html", context)
     response.status_code = 403
     return response
 

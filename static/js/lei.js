@@ -522,7 +522,7 @@
     }
     formNotice(box.dataset.formUnsent);
   }
-  function formNotice(text) {
+  function formNotice(text, login) {
     var notices = document.getElementById("notices");
     var notice = document.getElementById("form-unsent");
     if (!notices) { return; }
@@ -534,6 +534,14 @@
       notices.append(notice);
     }
     notice.textContent = text;
+    var box = document.getElementById("outbox");
+    if (login && box && box.dataset.login) { // the way on: log in, back to this lei
+      var link = document.createElement("a");
+      link.className = "btn btn--primary";
+      link.href = box.dataset.login;
+      link.textContent = box.dataset.loginLink;
+      notice.append(" ", link);
+    }
   }
   ["htmx:sendError", "htmx:timeout"].forEach(function (name) { document.addEventListener(name, formFailed); });
   // A 409 (the form's key came before with other contents) is drawn where its refusal goes,
@@ -545,6 +553,10 @@
       evt.detail.isError = false;
     } else if (xhr.status === 409 || xhr.status === 429) {
       formNotice(reasonOf(xhr.responseText));
+    } else if (xhr.status === 403 || xhr.status === 404) {
+      // The login ran out, the page is older than the last login, or the scorer link went
+      // (scoring/http.py): nothing was saved, and the editor stays with what was typed.
+      formNotice(reasonOf(xhr.responseText), xhr.getResponseHeader("X-Login-Needed") === "1");
     }
   });
   document.addEventListener("htmx:afterRequest", function (evt) {

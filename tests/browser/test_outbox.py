@@ -9,6 +9,7 @@ import random
 import re
 
 import pytest
+from django.contrib.sessions.models import Session as DjangoSession
 from playwright.sync_api import expect
 
 from scoring.engine import replay
@@ -22,7 +23,11 @@ pytestmark = pytest.mark.browser
 PLAYERS = ["Anne", "Bas", "Cees", "Dirk"]
 # Chromium, and htmx for its own requests, say in the console when a request fails; here
 # that is the point of the test.
-NETWORK = re.compile(r"Failed to load resource|net::ERR_|^htmx:(sendError|afterRequest)")
+# htmx logs a refused form (403: the login ran out) as an error; the tablet says it itself.
+NETWORK = re.compile(
+    r"Failed to load resource|net::ERR_|^htmx:(sendError|afterRequest)"
+    r"|^Response Status Error Code 403 "
+)
 
 
 @pytest.fixture
@@ -410,6 +415,31 @@ def test_a_correction_sent_without_a_connection_says_it_was_not_saved(tablet, co
     context.set_offline(False)
     button(tablet, "Ronde opslaan").click()
     expect(tablet.locator("#form-unsent")).to_have_count(0)
+
+
+def test_a_correction_saved_after_the_login_ran_out_says_so_and_keeps_the_rows(
+    tablet, context, live_server
+):
+    """The round editor's save refused because the scorer's login ran out (403, the refusal
+    page of scoring/http.py) says why, with the way to log in, and leaves the rows as typed:
+    it used to do nothing at all, without a word."""
+    session = make_table()
+    open_tablet(tablet, live_server.url, session)
+    tap(tablet, "Laatste slag: Anne")
+    expect(tablet.locator("#round-flash")).to_contain_text("Ronde 1: Anne wint")
+    tablet.get_by_role("link", name="Ronde 1 verbeteren").click()
+    winner = tablet.get_by_role("combobox", name="Gebeurtenis 1: wie")
+    winner.select_option("Bas")
+    DjangoSession.objects.all().delete()  # the login (here the scorer link's) ran out
+    button(tablet, "Ronde opslaan").click()
+    notice = tablet.locator("#form-unsent")
+    expect(notice).to_contain_text("Log in of open de scorerlink.")
+    expect(notice.locator("a")).to_have_text("Inloggen")
+    expect(notice.locator("a")).to_have_attribute(
+        "href", re.compile(r"^/inloggen/\?next=/sessies/")
+    )
+    expect(winner).to_have_value("Bas")
+    assert events(session) == [("win", "Anne")]
 
 
 def test_an_offline_round_in_which_a_player_goes_out_then_the_toilet_marks_who_was_chosen(

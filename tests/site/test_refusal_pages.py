@@ -172,3 +172,13 @@ def test_a_member_at_an_organisers_page_gets_a_page_of_the_site_that_says_why(
     assert "<header" in html  # the site's page...
     assert 'id="home"' in html  # ...with its way home
     assert "niet (meer) ingelogd" not in html  # they are logged in
+
+
+def test_a_new_language_on_the_not_allowed_page_reopens_that_page(client, club, django_user_model):
+    """The language buttons of "Alleen een beheerder ..." reopen it in the new language; they
+    took the member home."""
+    member = django_user_model.objects.create_user("lid")
+    ClubMembership.objects.create(user=member, club=club, role="scorer")
+    client.force_login(member)
+    html = client.get(reverse("evening_new")).content.decode()
+    assert f'name="next" value="{reverse("evening_new")}"' in html
