@@ -4,8 +4,8 @@ A Friday night runs past midnight. A game started at half past twelve is one of 
 the lei of that evening, on the TV's "Alle tafels van vanavond", in the season and the
 standings' evenings of Friday, and a second organiser who taps "Clubavond beginnen" then gets
 Friday's evening back, not a new one that closes its QR. So the evening's day turns at
-``EVENING_ENDS`` (06:00, the club's time zone), not at midnight. A date the organiser chooses
-(a paper lei, an evening begun for another day) is kept as chosen.
+``EVENING_ENDS`` (06:00 in the site's time zone, ``TIME_ZONE``), not at midnight. A date
+someone chooses (a paper lei, an evening begun for another day) is kept as chosen.
 """
 
 from __future__ import annotations

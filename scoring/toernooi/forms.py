@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from scoring.days import evening_day
 from scoring.engine import DEFAULT_RULES, Refusal, resolve_rules
 from scoring.engine.bounds import START_RANGE
 from scoring.lei.forms import BOOLEAN_RULES, PRESET_LABELS, YES, refusal_text, rule_field
@@ -50,7 +50,7 @@ class TournamentForm(forms.Form):
     date = forms.DateField(
         label=_("Datum"),
         widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
-        initial=timezone.localdate,
+        initial=evening_day,
     )
     season = forms.ModelChoiceField(
         queryset=Season.objects.none(),

@@ -83,3 +83,13 @@ def test_beginning_the_club_evening_again_after_midnight_gives_the_one_under_way
     friday.refresh_from_db()
     assert friday.checkin_token  # its QR still checks people in
     assert services.evening_create(club=club) == friday
+
+
+def test_the_new_toernooi_form_offers_the_evening_under_way(
+    client, club, django_user_model, half_past_twelve
+):
+    user = django_user_model.objects.create_user("beheer")
+    ClubMembership.objects.create(user=user, club=club, role="admin")
+    client.force_login(user)
+    page = client.get(reverse("tournament_new")).content.decode()
+    assert 'value="2026-11-27"' in page
