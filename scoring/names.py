@@ -1,7 +1,9 @@
 """How names are compared, stored and shown by initials: one rule for the whole app.
 
 - ``tidy``: a name as it is stored: Unicode NFC (the form a keyboard types "é" in), runs of
-  spaces, tabs and newlines one space, nothing before or after. "Anne  Jansen " is stored
+  spaces, tabs and newlines one space, nothing before or after, and none of Unicode's
+  bidirectional controls (U+202E and its kin: invisible, they turn the rest of a line around
+  on the organiser's screen and the TV, and no name needs one). "Anne  Jansen " is stored
   as "Anne Jansen". NFC, not NFKC, because it keeps what was typed: NFKC would turn "²"
   into "2" and a ligature into two letters in a name people read back.
 - ``name_key``: what two names are compared by: the tidy name with its case folded and
@@ -24,15 +26,21 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 
 _WORD = re.compile(r"\w+")
+# Unicode's bidirectional controls (marks, embeddings, overrides, isolates): dropped by ``tidy``.
+_STEERING = dict.fromkeys(
+    map(ord, "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+)
 
 
 def tidy(name: str) -> str:
-    """The name as it is stored: NFC, single spaces, trimmed.
+    """The name as it is stored: NFC, single spaces, trimmed, no bidirectional controls.
 
     >>> tidy("  Anne \\t Jansen ")
     'Anne Jansen'
+    >>> tidy("\\u202eAnne")
+    'Anne'
     """
-    return " ".join(unicodedata.normalize("NFC", name).split())
+    return " ".join(unicodedata.normalize("NFC", name).translate(_STEERING).split())
 
 
 def name_key(name: str) -> str:

@@ -144,6 +144,14 @@ def test_a_name_is_found_in_a_side_by_whole_words_only():
     assert names.in_text("ANNE VOS en anne vos", {"Anne Vos": "A.V."}) == "A.V. en A.V."
 
 
+def test_a_name_keeps_no_bidirectional_control():
+    for control in "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069":
+        assert names.tidy(f"{control}Anne {control}Vos{control}") == "Anne Vos"
+    assert names.name_key("\u202eanne vos") == names.name_key("Anne Vos")
+    assert names.initials("\u202eanne vos") == "A.V."
+    assert names.tidy("Anne\u200dVos") == "Anne\u200dVos"  # a joiner is part of what is typed
+
+
 def test_initials_of_a_name_typed_untidily():
     assert names.initials("  anne   van dijk ") == "A.V.D."
     assert names.initials(unicodedata.normalize("NFD", "émile zola")) == "É.Z."

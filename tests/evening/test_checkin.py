@@ -215,6 +215,22 @@ def test_a_new_guest_waits_for_the_organiser(organiser, evening, members):
     assert (entry.pending, guest.confirmed) == (False, True)
 
 
+def test_a_guest_name_that_would_turn_the_tv_around_is_stored_without_its_controls(
+    organiser, evening
+):
+    """U+202E (right-to-left override) and its kin are invisible and turn the rest of a line
+    around on every screen that shows the name: the name is kept, the controls are not."""
+    Client().post(phone_url(evening), {"guest": "\u202eYvonne\u2066 Peters\u200f"})
+    guest = Player.objects.get(is_guest=True)
+    assert guest.name == "Yvonne Peters"
+    board = organiser.get(reverse("evening_page", args=[evening.pk])).content.decode()
+    assert "\u202e" not in board
+    assert 'data-waiting="Yvonne Peters"' in board
+    # Typed again with or without them, it is the same person.
+    page = Client().post(phone_url(evening), {"guest": "yvonne peters"}, follow=True)
+    assert "Die naam kent de club al" in page.content.decode()
+
+
 def test_a_refused_guest_is_gone(organiser, evening):
     Client().post(phone_url(evening), {"guest": "Grapjas"})
     guest = Player.objects.get(name="Grapjas")
