@@ -68,14 +68,9 @@ def login_needed(request: HttpRequest, refusal: str) -> HttpResponse:
     ``X-Login-Needed`` tells a script, the tablet's outbox in static/js/lei.js, whatever the
     language of the words)."""
     back = page_before(request)
-    context = {
-        "refusal": refusal,
-        "back": back,
-        "login_url": redirect_to_login(back or "/")["Location"],
-    }
-    response = render(request, "scoring/refused.html", context, status=403)
+    login_url = redirect_to_login(back or "/")["Location"]
+    response = _refused(request, refusal=refusal, back=back, login_url=login_url)
     response["X-Login-Needed"] = "1"
-    patch_cache_control(response, no_store=True)
     return response
 
 
@@ -84,10 +79,7 @@ def not_allowed(request: HttpRequest, refusal: str) -> HttpResponse:
     beginnen"): the refusal in the site's own dress, with the way home (403)."""
     # A new language reopens this page; a form posted here goes back to the form's page.
     back = request.get_full_path() if request.method == "GET" else page_before(request)
-    context = {"refusal": refusal, "signed_in": True, "back": back}
-    response = render(request, "scoring/refused.html", context)
-    response.status_code = 403
-    return response
+    return _refused(request, refusal=refusal, signed_in=True, back=back)
 
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
@@ -95,7 +87,11 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     a new CSRF token; another tab logged in again) or whose cookie was cleared. Nothing was
     saved: the way on is the form's page afresh (403, as Django's own page, which the tablet's
     outbox takes as "fetch a new token and send again")."""
-    context = {"stale_form": True, "back": page_before(request)}
+    return _refused(request, stale_form=True, back=page_before(request))
+
+
+def _refused(request: HttpRequest, **context: object) -> HttpResponse:
+    """``templates/scoring/refused.html`` with ``context``: 403, kept by no browser or proxy."""
     response = render(request, "scoring/refused.html", context, status=403)
     patch_cache_control(response, no_store=True)
     return response
