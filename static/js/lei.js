@@ -535,13 +535,15 @@
     }
     notice.textContent = text;
     var box = document.getElementById("outbox");
-    if (login && box && box.dataset.login) { // the way on: log in, back to this lei
-      var link = document.createElement("a");
-      link.className = "btn btn--primary";
-      link.href = box.dataset.login;
-      link.textContent = box.dataset.loginLink;
-      notice.append(" ", link);
-    }
+    if (login && box && box.dataset.login) { notice.append(" ", loginButton(box.dataset)); }
+  }
+  // The way on when the login ran out: log in, and back to this lei.
+  function loginButton(t) {
+    var link = document.createElement("a");
+    link.className = "btn btn--primary";
+    link.href = t.login;
+    link.textContent = t.loginLink;
+    return link;
   }
   ["htmx:sendError", "htmx:timeout"].forEach(function (name) { document.addEventListener(name, formFailed); });
   // A 409 (the form's key came before with other contents) is drawn where its refusal goes,
@@ -659,13 +661,9 @@
       var ask = document.createElement("p");
       ask.append(document.createElement("strong"));
       ask.firstChild.textContent = ((taps.length === 1 ? t.loginOne : t.loginMany) || "").replace("{n}", taps.length);
-      var link = document.createElement("a");
-      link.className = "btn btn--primary";
-      link.href = t.login;
-      link.textContent = t.loginLink;
       var way = document.createElement("div");
       way.className = "cluster";
-      way.append(link);
+      way.append(loginButton(t));
       login.append(ask, way);
       box.append(login);
     } else if (outbox.stopped) {
