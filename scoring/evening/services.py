@@ -89,8 +89,8 @@ def evening_create(*, club: Club, date: datetime.date | None = None) -> Evening:
 def evening_redate(*, evening: Evening, date: datetime.date) -> int:
     """The date of an evening started on the wrong day put right. Its games move with it, into
     the season of that day, and the club's ratings follow (games are rated in the order they
-    were played). One evening a day stays: a day the club has an evening on is refused. The
-    number of games moved."""
+    were played). One evening a day stays: a day the club has an evening on is refused, as is
+    an evening with a game the club locked. The number of games moved."""
     with transaction.atomic():
         # The club's row first, as ``evening_create`` takes it: one evening a day.
         Club.objects.select_for_update().filter(pk=evening.club_id).first()
@@ -102,13 +102,15 @@ def evening_redate(*, evening: Evening, date: datetime.date) -> int:
             raise CheckinError(
                 _("Op %(date)s heeft de club al een clubavond.") % {"date": date_format(date)}
             )
+        games = Session.objects.filter(evening_table__evening=locked)
+        # A game the club locked is closed: its day and season stay as they were locked.
+        if games.filter(status=Session.Status.LOCKED).exists():
+            raise CheckinError(_("Een lei van deze avond is op slot: de datum blijft staan."))
         locked.date = date
         locked.season = lei_services.running_season(locked.club, date)
         locked.save(update_fields=["date", "season"])
         # ``updated_at``: the kept standings read it (scoring/league/standings_cache.py).
-        moved = Session.objects.filter(evening_table__evening=locked).update(
-            played_on=date, season=locked.season, updated_at=timezone.now()
-        )
+        moved = games.update(played_on=date, season=locked.season, updated_at=timezone.now())
         if moved:
             ratings_refresh(club_id=locked.club_id)
     evening.date, evening.season = locked.date, locked.season

@@ -407,3 +407,17 @@ def test_a_wrong_date_a_taken_day_or_a_toernooi_changes_nothing(organiser, club)
     page = redate(organiser, checkin, "2026-11-20").content.decode()
     assert "Een toernooi heeft de datum van het toernooi." in page
     assert Evening.objects.get(pk=checkin.pk).date == checkin.date
+
+
+def test_an_evening_with_a_locked_game_keeps_its_date(organiser, club):
+    evening = services.evening_create(club=club, date=datetime.date(2026, 12, 29))
+    for name in NAMES[:4]:
+        services.checkin_by_organiser(evening=evening, name=name)
+    draw(organiser, evening, 1)
+    game = Session.objects.get(evening_table__evening=evening)
+    Session.objects.filter(pk=game.pk).update(status=Session.Status.LOCKED)
+    page = redate(organiser, evening, "2026-11-29").content.decode()
+    assert "Een lei van deze avond is op slot: de datum blijft staan." in page
+    evening.refresh_from_db()
+    game.refresh_from_db()
+    assert (evening.date, game.played_on) == (datetime.date(2026, 12, 29),) * 2
