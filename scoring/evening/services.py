@@ -265,9 +265,11 @@ def checkin_sign_out(*, evening: Evening, player_id: int) -> tuple[Player, bool]
     does not seat them. A table they sit at already keeps them (that game is theirs). A guest
     still waiting is refused instead (``guest_refuse``); a toernooi signs out on its own page.
 
-    A guest this evening's check-in made ("Jna Jansen" typed for "Jan Jansen") who has not
+    A guest the organiser typed in this evening ("Jna Jansen" for "Jan Jansen") who has not
     played goes from the club with it, as a refused guest does: kept, the mistake would be
-    offered again at every check-in of the club. Also True in the answer when they went."""
+    offered again at every check-in of the club. Also True in the answer when they went. A
+    guest who checked in on their own phone stays: their name is as they typed it, and they
+    asked to be shown by initials, which a new walk-in of that name would not be."""
     with transaction.atomic():
         locked = _lock(evening)
         if locked.tournament is not None:
@@ -277,8 +279,10 @@ def checkin_sign_out(*, evening: Evening, player_id: int) -> tuple[Player, bool]
         entry = _entry(locked, player_id, pending=False)
         entry.delete()
         player = entry.player
-        made_tonight = player.is_guest and player.created_at >= locked.created_at
-        return player, made_tonight and _drop_guest(player)
+        typed_tonight = (
+            player.is_guest and not entry.phone and player.created_at >= locked.created_at
+        )
+        return player, typed_tonight and _drop_guest(player)
 
 
 def _drop_guest(player: Player) -> bool:

@@ -120,6 +120,13 @@ def test_a_member_or_an_earlier_guest_signed_out_stays_in_the_club(organiser, cl
     sign_out(organiser, evening, "Opa Henk")
     assert not evening.players.exists()
     assert set(Player.objects.filter(club=club)) == {member, regular}  # off the evening only
+    # A guest new tonight who checked in on their own phone, by initials, stays so.
+    services.checkin_guest(evening=evening, token=evening.checkin_token, name="Yvonne", phone="p")
+    yvonne = Player.objects.get(name="Yvonne")
+    services.guest_confirm(evening=evening, player_id=yvonne.pk)
+    sign_out(organiser, evening, "Yvonne")
+    yvonne.refresh_from_db()
+    assert yvonne.public_initials
 
 
 def test_a_mistyped_walk_in_signed_out_goes_from_the_club_unless_they_played(organiser, club):
