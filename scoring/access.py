@@ -9,8 +9,8 @@ The roles:
 - A **member** of a club (a ``ClubMembership``, any role) starts and scores every session of
   their club. A **club admin** (the membership's role ``admin``) also renews or revokes a
   session's scorer link, organises the club's tournaments and, as staff, sees the club in the
-  Django admin (``scoring/clubs/admin.py`` asks ``admin_club_ids``). A superuser runs the whole
-  site: a club admin of every club. ``scoring/lei/hotsql.py`` asks the same two questions in
+  Django admin (``scoring/admin_base.py`` asks ``admin_club_ids``). A superuser runs the whole
+  site: a club admin of every club. ``scoring/models/hotsql.py`` asks the same two questions in
   its one query of a tap.
 - A **scorer** of a session is a member of its club, or a pub tablet without an account that
   opened the session's secret scorer link ``/tafel/<token>/`` once; the token is then kept in its
@@ -48,9 +48,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils.translation import gettext
 
+from scoring import names
 from scoring.http import login_needed
-from scoring.league import standings
-from scoring.lei import hotsql
 from scoring.models import (
     Club,
     ClubInvitation,
@@ -59,6 +58,7 @@ from scoring.models import (
     Player,
     Session,
     Tournament,
+    hotsql,
 )
 from scoring.writes import Actor
 
@@ -94,7 +94,7 @@ class Viewer:
     member: bool
 
     def name(self, name: str, public_initials: bool) -> str:
-        return standings.display_name(name, public_initials, full=self.member)
+        return names.display_name(name, public_initials, full=self.member)
 
 
 # --- the roles, as queries -----------------------------------------------------------------------
@@ -158,7 +158,7 @@ def admin_club_ids(request: HttpRequest) -> frozenset[int] | None:
 
 def scorer(request: HttpRequest, pk: int) -> ScorerAccess:
     """The session ``pk`` with its club if this request may score it (one query, written out
-    in ``scoring/lei/hotsql.py``).
+    in ``scoring/models/hotsql.py``).
 
     Members of another club get a 404, like a link that does not exist: a session's existence
     is not told to outsiders.

@@ -4,11 +4,13 @@ form that could not be taken (logged out meanwhile, or a form older than the las
 
 from __future__ import annotations
 
+import csv
 import re
+from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 from django.contrib.auth.views import redirect_to_login
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import render
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -26,6 +28,14 @@ def private_response(response: HttpResponse) -> HttpResponse:
     # Members see full names: a shared cache must never hand their page to the public.
     patch_cache_control(response, private=True, no_cache=True)
     patch_vary_headers(response, ["Cookie"])
+    return response
+
+
+def no_compression(response: HttpResponseBase) -> HttpResponseBase:
+    """Mark an answer that is sent as it is, not gzipped by ``toepen_site.middleware``'s
+    ``GZipMiddleware`` (BREACH, explained there): one that carries a long-lived secret, or a
+    stream of events."""
+    response.no_compression = True
     return response
 
 
@@ -95,3 +105,34 @@ def _refused(request: HttpRequest, **context: object) -> HttpResponse:
     response = render(request, "scoring/refused.html", context, status=403)
     patch_cache_control(response, no_store=True)
     return response
+
+
+# --- CSV that a spreadsheet opens safely ---------------------------------------------------------
+
+# A spreadsheet runs a cell that starts with one of these as a formula (OWASP, "CSV
+# injection"): a player named "=HYPERLINK(…)" must open as the text it is.
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: object) -> object:
+    """``value`` as a CSV cell that no spreadsheet runs: text that could start a formula gets a
+    leading single quote; numbers (ints and Decimals, a negative total too) stay numbers."""
+    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+class _SafeCsvWriter:
+    """``csv.writer`` whose every text cell goes through ``csv_cell``."""
+
+    def __init__(self, response: HttpResponse) -> None:
+        self._writer = csv.writer(response)
+
+    def writerow(self, row: Iterable[object]) -> None:
+        self._writer.writerow([csv_cell(value) for value in row])
+
+
+def csv_response(filename: str) -> tuple[HttpResponse, _SafeCsvWriter]:
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return private_response(response), _SafeCsvWriter(response)

@@ -64,6 +64,12 @@ def initials(name: str) -> str:
     return "".join(part[0].upper() + "." for part in tidy(name).split())
 
 
+def display_name(name: str, public_initials: bool, *, full: bool) -> str:
+    """The name as the viewer may see it: initials on public pages for who asked for that
+    (and for a guest the club has not confirmed: ``Player.public_initials`` is set for them)."""
+    return name if full or not public_initials else initials(name)
+
+
 def public_names(players: Iterable[tuple[str, bool]]) -> dict[str, str]:
     """For one game's ``(name, shown by initials)`` players: the initials of those shown by
     initials, made unique within the game with a prime ("A.J.", "A.J.'") and never the same

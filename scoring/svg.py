@@ -24,6 +24,7 @@ from itertools import groupby
 import segno
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext
 
 __all__ = [
     "CHART_COLOURS",
@@ -523,3 +524,20 @@ def qr_svg(url: str, label: str) -> SafeString:
         label=label,
         d="".join(runs),
     )
+
+
+def worded_score_chart(
+    series: Mapping[str, Sequence[int]],
+    max_points: int | str | None = None,
+    title: str = "",
+) -> SafeString:
+    """``score_chart`` with its words in the reader's language, as the pages show it (the
+    ``{% score_chart %}`` tag, and the views that send the chart on its own)."""
+    labels = {
+        "title": title or gettext("Stand per ronde"),
+        "round": gettext("ronde"),
+        # Translators: the line in the score chart where a player is out; keep {max}.
+        "max": gettext("dood bij {max}"),
+    }
+    max_points = None if max_points in (None, "") else int(max_points)
+    return score_chart(series, max_points=max_points, labels=labels)

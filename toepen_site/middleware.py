@@ -1,5 +1,5 @@
-"""For every app server behind the proxy: the tablet URLs' body limit, the client's address and
-what django-axes counts a failed login by.
+"""For every app server behind the proxy: the tablet URLs' body limit, gzip minding BREACH, the
+client's address and what django-axes counts a failed login by.
 
 The Content-Security-Policy is django-csp's, configured in ``settings.py``.
 """
@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.middleware.gzip import GZipMiddleware as DjangoGZipMiddleware
 from django.urls import Resolver404, resolve
 from django.utils import translation
 from django.utils.translation import gettext
@@ -151,3 +152,32 @@ def login_username(request: HttpRequest, credentials: dict | None = None) -> str
     if not isinstance(name, str):
         return None
     return name.replace("\x00", "")[:150]
+
+
+# --- gzip for the app's own answers, minding BREACH ---------------------------------------------
+#
+# BREACH reads a secret out of compressed HTTPS responses by watching their length while it makes
+# the browser send guesses that are reflected in the same response. Django's ``GZipMiddleware``
+# blunts it with "Heal the Breach" (a random number of random bytes in every gzip header), and
+# Django's CSRF token is masked afresh in every response, so it gives nothing away. What is left
+# is a long-lived secret on a page that also reflects request input: the secret scorer link (and
+# its QR code) next to the language form's ``next`` (the request's path and query). The one answer
+# that carries it, the links "Deel" fetches on the tablet (``scoring.lei.views.session_share``),
+# is sent uncompressed (``scoring.http.no_compression``); the tablet page itself carries no scorer
+# link and is compressed like every other answer, the tablet's HTMX fragments and the viewers'
+# sheet included.
+#
+# Static files are not seen here: whitenoise answers them before this middleware, precompressed
+# and with far-future caching (``toepen_site.staticfiles.MinifiedManifestStorage`` when DEBUG is
+# off). The push streams (``scoring/push/views.py``) are not compressed either: each event must
+# reach the page as it is written, not when a compressor's buffer fills.
+
+
+class GZipMiddleware(DjangoGZipMiddleware):
+    def process_response(
+        self, request: HttpRequest, response: HttpResponseBase
+    ) -> HttpResponseBase:
+        # Marked by scoring.http.no_compression.
+        if getattr(response, "no_compression", False):
+            return response
+        return super().process_response(request, response)

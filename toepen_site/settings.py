@@ -76,8 +76,8 @@ MIDDLEWARE = [
     # query sees it: PostgreSQL stores none (toepen_site.middleware.NulCharacterMiddleware).
     "toepen_site.middleware.NulCharacterMiddleware",
     # gzip for the app's answers (not static files: whitenoise has them precompressed), minding
-    # BREACH: scoring/lei/compression.py says how.
-    "scoring.lei.compression.GZipMiddleware",
+    # BREACH: toepen_site/middleware.py says how.
+    "toepen_site.middleware.GZipMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",

@@ -1,29 +1,10 @@
-"""The Django admin for clubs: every queryset scoped to the clubs of the person looking.
+"""The Django admin for clubs and their people: clubs, memberships, invitations, players (merging
+and renaming), seasons, and the site's accounts.
 
-Who sees what
--------------
-- A superuser sees and changes everything, as in any Django admin.
-- A **club admin** is an active staff user with a ``ClubMembership`` of role ``admin``: the role
-  as ``scoring/access.py`` defines it (``access.admin_club_ids``), the same that organises the
-  club's tournaments. They see and change only their own clubs' objects. They add members by
-  invitation (a link the invited person takes up, signed in: ``ClubInvitation``), never by
-  typing a username: a form that says whether a username exists tells who has an account on
-  the site. Their rights come from
-  that role, not from Django's per-user permission table: an admin of a club may view, add,
-  change and delete what the ``has_*_permission`` methods below allow, without any
-  ``auth.Permission`` rows. That keeps one source of truth (the membership) and makes "stop
-  being admin of this club" one click.
-- Any other staff user sees nothing of scoring.
-
-How
----
-``ClubScopedAdmin`` is the one place of the scoping. Each admin names its path to the club
-(``club_path = "session__club"``) and the base class filters ``get_queryset`` by it. Everything
-the admin does goes through that queryset: changelists, change/delete/history pages, actions,
-autocomplete (the autocomplete view asks the target model's admin for its queryset) and raw id
-lookups (the changelist of the target). Foreign-key choices are the target admin's scoped
-queryset, and a page for an object outside the scope is a 404 (the same answer as for an object
-that does not exist, so ids of other clubs cannot be probed).
+Every page is scoped to the clubs of the person looking (``scoring/admin_base.py`` says who sees
+what, and how). A club admin adds members by invitation (a link the invited person takes up,
+signed in: ``ClubInvitation``), never by typing a username: a form that says whether a username
+exists tells who has an account on the site.
 
 Writes that change a score never happen here: sessions, rounds and their projection are changed
 through ``scoring.lei.services`` (corrections, finishing, locking, scorer links, merging players),
@@ -35,20 +16,16 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin, messages
-from django.contrib.admin import helpers
-from django.contrib.admin.options import TO_FIELD_VAR, IncorrectLookupParameters
-from django.contrib.admin.utils import unquote
 from django.contrib.auth.admin import GroupAdmin, UserAdmin
 from django.contrib.auth.models import Group, User
 from django.db.models import Count, QuerySet
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from scoring import writes
-from scoring.access import admin_club_ids, admin_memberships_of
+from scoring.admin_base import ClubScopedAdmin, ClubScopedInline, SelectionChecked
 from scoring.clubs import services as club_services
 from scoring.clubs.admin_forms import (
     ClubForm,
@@ -58,9 +35,7 @@ from scoring.clubs.admin_forms import (
     PlayerForm,
     SeasonForm,
 )
-from scoring.http import ID
-from scoring.lei import funnel
-from scoring.lei.compression import no_compression
+from scoring.http import no_compression
 from scoring.models import (
     Club,
     ClubInvitation,
@@ -70,206 +45,6 @@ from scoring.models import (
 )
 from scoring.ratings.services import ratings_refresh
 from scoring.svg import qr_svg
-
-
-def scope(request: HttpRequest, queryset: QuerySet, club_path: str) -> QuerySet:
-    """``queryset`` narrowed to the clubs of ``request.user``, following ``club_path``."""
-    ids = admin_club_ids(request)
-    if ids is None:
-        return queryset
-    if not ids:
-        return queryset.none()
-    return queryset.filter(**{f"{club_path}__in": ids})
-
-
-def club_id_of(obj: Any, club_path: str) -> int | None:
-    """The club id of ``obj`` by following ``club_path`` (``"pk"`` for a club itself)."""
-    if club_path == "pk":
-        return obj.pk
-    *steps, last = club_path.split("__")
-    for step in steps:
-        obj = getattr(obj, step, None)
-        if obj is None:
-            return None
-    return getattr(obj, f"{last}_id", None)
-
-
-def service_error_message(error: writes.ServiceError) -> str:
-    """A refusal of the services in the admin's language."""
-    if isinstance(error, funnel.StaleVersion):
-        return gettext("The sheet changed meanwhile (it is at version %(version)s): try again.") % {
-            "version": error.version
-        }
-    if isinstance(error, funnel.SessionLocked):
-        return gettext("The session is locked: unlock it to change it.")
-    if isinstance(error, funnel.NotFinished):
-        return gettext("Only a finished session can be locked.")
-    if isinstance(error, funnel.ResultClosed) and error.reopen:
-        return gettext(
-            "The organiser closed this game's toernooi series: after this change the game would"
-            " play on, so reopen the series first (on the toernooi's series page)."
-        )
-    if isinstance(error, funnel.KeyReused):
-        return gettext(
-            "This form was sent before with other contents, so nothing was saved: open the "
-            "page again and make the change there."
-        )
-    return str(error)
-
-
-# --- the scoping base classes ------------------------------------------------------------------
-
-
-class ClubScopedPermissions:
-    """Rights from the club membership (see the module docstring); one set of rules for
-    model admins and inlines. ``read_only`` admins show, never write; ``deletable`` says whether
-    club admins may delete (superusers follow Django's rules)."""
-
-    club_path = "club"
-    read_only = False
-    addable = True
-    deletable = True
-
-    def _club_ok(self, request: HttpRequest, obj: Any) -> bool:
-        ids = admin_club_ids(request)
-        if ids is None:
-            return True
-        if not ids:
-            return False
-        return obj is None or club_id_of(obj, self.club_path) in ids
-
-    def has_module_permission(self, request: HttpRequest) -> bool:
-        return admin_club_ids(request) != frozenset()
-
-    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return self._club_ok(request, obj)
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return not self.read_only and self._club_ok(request, obj)
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return not self.read_only and self.addable and self._club_ok(request, obj)
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        if self.read_only or not self.deletable:
-            return False
-        return self._club_ok(request, obj)
-
-    def formfield_for_foreignkey(self, db_field, request, **kwargs):
-        """A choice of a related object is a choice among the scoped ones."""
-        target = self.admin_site._registry.get(db_field.related_model)
-        if isinstance(target, ClubScopedAdmin) and "queryset" not in kwargs:
-            kwargs["queryset"] = target.get_queryset(request)
-        return super().formfield_for_foreignkey(db_field, request, **kwargs)
-
-
-class SelectionChecked:
-    """An action's rows are the ids posted with it, and Django's admin filters by them as they
-    are: an id that is none ("abc", 5,000 digits, more than a column holds) was a ValueError or
-    an OverflowError there, a 500. Such a selection is refused with a message, as Django refuses
-    an empty one, and nothing changes."""
-
-    def response_action(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:
-        selected = request.POST.getlist(helpers.ACTION_CHECKBOX_NAME)
-        if not all(ID.fullmatch(value) for value in selected):
-            self.message_user(  # type: ignore[attr-defined]
-                request,
-                gettext("The selection holds something that is no id of a row: nothing changed."),
-                messages.WARNING,
-            )
-            return None
-        return super().response_action(request, queryset)  # type: ignore[misc]
-
-
-class ClubScopedAdmin(SelectionChecked, ClubScopedPermissions, admin.ModelAdmin):
-    """A model admin that shows only the objects of the clubs of the person looking.
-
-    Set ``club_path`` to the lookup from the model to its club (``"club"``,
-    ``"session__club"``, ``"round__session__club"``, ``"pk"`` for the club itself).
-    """
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet:
-        return scope(request, super().get_queryset(request), self.club_path)
-
-    def get_changelist_instance(self, request: HttpRequest):
-        # The date hierarchy reads ?at__year= into a date: a year of 30 digits is an
-        # OverflowError in Django, answered as Django answers any bad filter (``?e=1``).
-        try:
-            return super().get_changelist_instance(request)
-        except OverflowError as error:
-            raise IncorrectLookupParameters(error) from error
-
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None):
-        fields = list(super().get_readonly_fields(request, obj))
-        # Once made, an object stays in its club: moving it would take its history along.
-        if obj is not None and self.club_path == "club" and "club" not in fields:
-            fields.append("club")
-        return fields
-
-    def get_changeform_initial_data(self, request: HttpRequest) -> dict[str, Any]:
-        """A new object of an admin of one club is of that club: adding eighteen players is
-        eighteen names, not eighteen times the same club chosen (a superuser with one club's
-        membership too)."""
-        initial = super().get_changeform_initial_data(request)
-        if self.club_path == "club" and "club" not in initial:
-            ids = admin_club_ids(request)
-            if ids is None:
-                ids = set(admin_memberships_of(request.user).values_list("club_id", flat=True))
-            if len(ids) == 1:
-                initial["club"] = next(iter(ids))
-        return initial
-
-    def object_or_404(self, request: HttpRequest, object_id: str) -> Any:
-        """The object in scope, or 404: the same answer whether it is another club's or gone."""
-        to_field = request.POST.get(TO_FIELD_VAR, request.GET.get(TO_FIELD_VAR))
-        if to_field and not self.to_field_allowed(request, to_field):
-            return None  # Django's own view refuses it (DisallowedModelAdminToField)
-        obj = self.get_object(request, unquote(object_id), to_field)
-        if obj is None:
-            raise Http404(gettext("Not found."))
-        return obj
-
-    def change_view(self, request, object_id, form_url="", extra_context=None):
-        self.object_or_404(request, object_id)
-        return super().change_view(request, object_id, form_url, extra_context)
-
-    def delete_view(self, request, object_id, extra_context=None):
-        self.object_or_404(request, object_id)
-        return super().delete_view(request, object_id, extra_context)
-
-    def history_view(self, request, object_id, extra_context=None):
-        self.object_or_404(request, object_id)
-        return super().history_view(request, object_id, extra_context)
-
-
-class ClubScopedInline(ClubScopedPermissions):
-    """An inline of a club-scoped page: the parent decides the club, the rights are the same.
-
-    Django asks an inline's permissions with the *parent* object, so the club is found from
-    it by ``parent_club_path``; ``club_path`` scopes the inline's own rows.
-    """
-
-    parent_club_path = "club"
-
-    def _club_ok(self, request: HttpRequest, obj: Any) -> bool:
-        ids = admin_club_ids(request)
-        if ids is None:
-            return True
-        return bool(ids) and (obj is None or club_id_of(obj, self.parent_club_path) in ids)
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet:
-        return scope(request, super().get_queryset(request), self.club_path)
-
-
-class ReadOnlyTabularInline(ClubScopedInline, admin.TabularInline):
-    read_only = True
-    extra = 0
-    can_delete = False
-    show_change_link = False
-
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None):
-        return self.fields or [f.name for f in self.model._meta.fields]
-
 
 # --- clubs and their people --------------------------------------------------------------------
 
@@ -400,7 +175,7 @@ class ClubInvitationAdmin(ClubScopedAdmin):
             "invitation_open": invitation.is_open,
         }
         response = super().change_view(request, object_id, form_url, context)
-        # The secret link is on this page: not compressed (scoring/lei/compression.py, BREACH).
+        # The secret link is on this page: not compressed (toepen_site/middleware.py, BREACH).
         return no_compression(response)
 
 

@@ -3,7 +3,6 @@ house rules, a season's ranking, and merging two players."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from django import forms
@@ -11,105 +10,11 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from scoring.admin_base import SettingJSONField, refusal_message
+from scoring.clubs.ranking import InvalidRanking, Ranking
 from scoring.engine import Refusal, resolve_rules
-from scoring.engine.bounds import MAX_EVENTS
-from scoring.league.standings import InvalidRanking, Ranking
-from scoring.lei.admin_forms import BaseEventFormSet, EventForm, refusal_message
-from scoring.lei.sessionfile import too_deep
 from scoring.models import Club, ClubInvitation, ClubMembership, Player, Season
 from scoring.names import name_key, tidy
-from scoring.writes import unstorable_character
-
-
-class _BadNumber(ValueError):
-    """A number in typed JSON that no setting can be: too long, infinite, NaN."""
-
-
-def _whole(text: str) -> int:
-    # Python reads no integer of more than 4,300 digits (a ValueError that was a 500); the
-    # largest setting has four.
-    if len(text) > SettingJSONField.MAX_DIGITS:
-        raise _BadNumber(text)
-    return int(text)
-
-
-def _finite(text: str) -> float:
-    number = float(text)
-    if number in (float("inf"), float("-inf")):  # 1e400; JSON itself has no infinity
-        raise _BadNumber(text)
-    return number
-
-
-def _no_constant(text: str) -> Any:
-    raise _BadNumber(text)  # NaN, Infinity: Python reads them, JSON has neither
-
-
-class SettingJSONField(forms.JSONField):
-    """A setting typed as JSON into the admin: a club's house rules, a season's ranking, a
-    toernooi's table points. What no setting can be is a form error with its reason, never a
-    server error: more than ``MAX_CHARS`` characters, nested deeper than ``MAX_DEPTH`` (Python's
-    JSON reader raised RecursionError at 1,000 levels), a number of more than ``MAX_DIGITS``
-    digits, infinite or NaN, text that no database stores (a NUL or a lone surrogate written as
-    an escape, ``"\\udcff"``), and an empty field or ``null`` (the columns hold no null). What
-    remains is judged by the setting's own check (the engine, ``Ranking.parse``)."""
-
-    MAX_CHARS = 10_000
-    MAX_DEPTH = 4
-    MAX_DIGITS = 30
-    default_error_messages = {
-        "too_long": _("This JSON is too long: at most %(max)s characters."),
-        "too_deep": _("This JSON is nested too deeply: at most %(max)s levels."),
-        "number": _("This JSON holds a number that is too large, or not a number (NaN, Infinity)."),
-        "text": _(
-            "This JSON holds a character that cannot be stored: a NUL (\\u0000) or half of a "
-            "surrogate pair (such as \\udcff)."
-        ),
-        "null": _("Enter JSON, for example {} for none: an empty field or null cannot be saved."),
-    }
-
-    def to_python(self, value: Any) -> Any:
-        if self.disabled or not isinstance(value, str):
-            return super().to_python(value)
-        if value.strip() in self.empty_values:
-            return None
-        return self._load(value)
-
-    def validate(self, value: Any) -> None:
-        super().validate(value)  # "required" for a required field
-        if value is None:
-            raise forms.ValidationError(self.error_messages["null"], code="null")
-
-    def bound_data(self, data: Any, initial: Any) -> Any:
-        # The page shown again with the error draws the text as typed: Django's own field would
-        # parse it once more (RecursionError) and write a lone surrogate into the page.
-        if self.disabled or not isinstance(data, str):
-            return super().bound_data(data, initial)
-        try:
-            return self._load(data)
-        except forms.ValidationError:
-            return forms.fields.InvalidJSONInput(data)
-
-    def _load(self, text: str) -> Any:
-        def error(code: str, **params: Any) -> forms.ValidationError:
-            return forms.ValidationError(self.error_messages[code], code=code, params=params)
-
-        if len(text) > self.MAX_CHARS:
-            raise error("too_long", max=self.MAX_CHARS)
-        try:
-            value = json.loads(
-                text, parse_int=_whole, parse_float=_finite, parse_constant=_no_constant
-            )
-        except json.JSONDecodeError:
-            raise error("invalid") from None
-        except RecursionError:
-            raise error("too_deep", max=self.MAX_DEPTH) from None
-        except _BadNumber:
-            raise error("number") from None
-        if too_deep(value, self.MAX_DEPTH):
-            raise error("too_deep", max=self.MAX_DEPTH)
-        if unstorable_character(value) is not None:
-            raise error("text")
-        return forms.fields.JSONString(value) if isinstance(value, str) else value
 
 
 class UsernameField(forms.ModelChoiceField):
@@ -241,7 +146,7 @@ class ClubForm(forms.ModelForm):
 
 class SeasonForm(forms.ModelForm):
     """A season's ranking is read by the one code that ranks the standings
-    (``standings.Ranking.parse``), so what it cannot read is a form error, never a page that
+    (``clubs.ranking.Ranking.parse``), so what it cannot read is a form error, never a page that
     breaks later."""
 
     class Meta:
@@ -269,16 +174,3 @@ class MergeForm(forms.Form):
     def __init__(self, *args: Any, players: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["keep"].queryset = players
-
-
-# A round holds at most MAX_EVENTS events; a posted TOTAL_FORMS beyond that is refused before
-# that many forms are built.
-EventFormSet = forms.formset_factory(
-    EventForm,
-    formset=BaseEventFormSet,
-    extra=2,
-    can_order=True,
-    can_delete=True,
-    max_num=MAX_EVENTS,
-    absolute_max=MAX_EVENTS,
-)

@@ -12,10 +12,7 @@ from django.db.models import QuerySet, Value
 from django.db.models.functions import Lower
 from django.utils import timezone
 
-from scoring.lei.sessionfile import (
-    rename_players,
-    rename_round,
-)
+from scoring import notify
 from scoring.models import (
     AuditEntry,
     Club,
@@ -33,8 +30,11 @@ from scoring.models import (
     TournamentTable,
 )
 from scoring.names import name_key, tidy
-from scoring.push import notify
 from scoring.ratings.services import ratings_refresh
+from scoring.sessionfile import (
+    rename_players,
+    rename_round,
+)
 from scoring.writes import ServiceError, actor_of
 
 Action = AuditEntry.Action

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_http_methods
 
 from scoring import access
 from scoring.clubs import services
-from scoring.lei.compression import no_compression
+from scoring.http import no_compression
 from scoring.models import ClubInvitation
 
 ACCEPTED = "ja"  # what the page's button sends: an empty POST takes nothing up
@@ -41,5 +41,5 @@ def invitation_accept(request: HttpRequest, invitation: ClubInvitation) -> HttpR
         request, "scoring/clubs/invitation.html", context, status=410 if closed else 200
     )
     # The secret link is on this page (the form's address): not compressed, as the tablet's
-    # page (scoring/lei/compression.py, BREACH).
+    # page (toepen_site/middleware.py, BREACH).
     return no_compression(response)

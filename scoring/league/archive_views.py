@@ -17,7 +17,7 @@ from django.views.decorators.cache import cache_control
 from django.views.decorators.http import condition, require_GET
 from django.views.decorators.vary import vary_on_headers
 
-from scoring import access
+from scoring import access, svg
 from scoring.access import Viewer
 from scoring.days import evening_day
 from scoring.http import HtmxHttpRequest, id_from, private_response
@@ -29,7 +29,6 @@ from scoring.models import (
     Session,
     SessionResult,
 )
-from scoring.templatetags.lei import score_chart_tag
 
 ARCHIVE_PAGE_SIZE = 25
 # A game's page shows the last rounds of its sheet and the earlier ones a page at a time, so
@@ -204,7 +203,7 @@ def session_page(request: HtmxHttpRequest, viewer: Viewer, session_id: int) -> H
         "player_id", "total"
     ):
         series[labels[column[player_id]]].append(total)
-    chart = score_chart_tag(series, session.rules.get("max_points"))
+    chart = svg.worded_score_chart(series, session.rules.get("max_points"))
     response = render(
         request,
         "scoring/league/session.html",

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from scoring.clubs.ranking import Ranking
 from scoring.league.standings import (
     BEST_WINDOW,
     PLACEMENT,
-    Ranking,
     results_in_scope,
     results_over,
     with_points,

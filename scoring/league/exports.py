@@ -4,9 +4,7 @@ public names."""
 
 from __future__ import annotations
 
-import csv
 import json
-from collections.abc import Iterable
 from decimal import Decimal
 
 from django.http import HttpRequest, HttpResponse
@@ -15,43 +13,15 @@ from django.views.decorators.http import require_GET
 
 from scoring import access
 from scoring.access import Viewer
-from scoring.http import private_response
+from scoring.http import csv_response, private_response
 from scoring.league import standings
 from scoring.league.views import season_of
-from scoring.lei.sessionfile import public_file
 from scoring.models import (
     RoundScore,
     Session,
 )
 from scoring.names import public_names
-
-# A spreadsheet runs a cell that starts with one of these as a formula (OWASP, "CSV
-# injection"): a player named "=HYPERLINK(…)" must open as the text it is.
-_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def csv_cell(value: object) -> object:
-    """``value`` as a CSV cell that no spreadsheet runs: text that could start a formula gets a
-    leading single quote; numbers (ints and Decimals, a negative total too) stay numbers."""
-    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
-        return "'" + value
-    return value
-
-
-class _SafeCsvWriter:
-    """``csv.writer`` whose every text cell goes through ``csv_cell``."""
-
-    def __init__(self, response: HttpResponse) -> None:
-        self._writer = csv.writer(response)
-
-    def writerow(self, row: Iterable[object]) -> None:
-        self._writer.writerow([csv_cell(value) for value in row])
-
-
-def csv_response(filename: str) -> tuple[HttpResponse, _SafeCsvWriter]:
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return private_response(response), _SafeCsvWriter(response)
+from scoring.sessionfile import public_file
 
 
 @require_GET

@@ -22,9 +22,9 @@ from django.db.models import (
     When,
 )
 
+from scoring import names
+from scoring.clubs.ranking import Ranking
 from scoring.league.standings import (
-    Ranking,
-    display_name,
     results_in_scope,
     results_over,
     with_points,
@@ -209,7 +209,7 @@ class Opponent:
     confirmed: bool = True  # a guest a scorer link added: no public page yet
 
     def display_name(self, *, full: bool) -> str:
-        return display_name(self.name, self.public_initials, full=full)
+        return names.display_name(self.name, self.public_initials, full=full)
 
 
 def opponents(*, club_id: int, player_id: int, season_id: int | None = None) -> list[Opponent]:
@@ -265,7 +265,7 @@ def session_series(session: Session, *, full_names: bool) -> dict[str, list[int]
     start = session.start or {}
     series: dict[str, list[int]] = {}
     for player_id, name, initials in seats:
-        label = display_name(name, initials, full=full_names)
+        label = names.display_name(name, initials, full=full_names)
         while label in series:  # two players with the same initials
             label += "'"
         series[label] = [int(start.get(name, 0)), *totals.get(player_id, [])]

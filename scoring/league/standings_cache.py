@@ -24,6 +24,7 @@ from django.db import connection, transaction
 from django.db.models import Count, Max, OuterRef, Q, Subquery, Sum
 from django.utils.translation import get_language
 
+from scoring.clubs.ranking import RATING, Ranking
 from scoring.league import standings
 from scoring.models import Club, Game, Player, RatingState, Season, Session
 
@@ -90,7 +91,7 @@ def key(season: Season, *, club: Club, variant: str) -> str:
 def _ratings_key(club: Club, season: Season) -> str:
     """The history the club's ratings are of, for a season ranked by rating (one query then):
     a game of an earlier season changes them too."""
-    if standings.Ranking.from_json(season.ranking).scoring != standings.RATING:
+    if Ranking.from_json(season.ranking).scoring != RATING:
         return ""
     return RatingState.objects.filter(club=club).values_list("key", flat=True).first() or ""
 

@@ -30,6 +30,7 @@ from django.views.decorators.http import require_GET
 
 from scoring import access, svg
 from scoring.access import Viewer
+from scoring.clubs.ranking import PER_ROUND, PLACEMENT, RATING, TIE_BREAKER_TEXT, Ranking
 from scoring.days import evening_day
 from scoring.http import id_from, private_response
 from scoring.league import best_n, player_stats, standings, standings_cache
@@ -42,7 +43,6 @@ from scoring.models import (
 )
 from scoring.ratings import selectors as rating_selectors
 from scoring.ratings.services import ratings_fresh
-from scoring.templatetags.lei import score_chart_tag
 
 HOME_CLUBS = 100  # the public clubs listed on the home page, by name
 # The season standings' body rows, compiled once: a season has hundreds of rows.
@@ -132,7 +132,7 @@ def season_standings(request: HttpRequest, viewer: Viewer, season_id: int) -> Ht
     season = standings_cache.season_with_key(viewer.club, season_id)
     if season is None:
         raise Http404("no such season")
-    if standings.Ranking.from_json(season.ranking).scoring == standings.RATING:
+    if Ranking.from_json(season.ranking).scoring == RATING:
         ratings_fresh(club_id=viewer.club.pk)  # 2 queries, and a recompute when stale
     key = standings_cache.key(season, club=viewer.club, variant=variant)
     rows = standings_cache.kept(key)
@@ -146,7 +146,7 @@ def season_standings(request: HttpRequest, viewer: Viewer, season_id: int) -> Ht
             key = standings_cache.key(season, club=viewer.club, variant=variant)
             rows = _standings_rows(viewer, season)
         standings_cache.keep(key, rows)
-    ranking = standings.Ranking.from_json(season.ranking)
+    ranking = Ranking.from_json(season.ranking)
     return private_response(
         render(
             request,
@@ -157,8 +157,8 @@ def season_standings(request: HttpRequest, viewer: Viewer, season_id: int) -> Ht
                 "season": season,
                 "ranking": ranking,
                 "rows": rows,
-                "per_round": ranking.scoring == standings.PER_ROUND,
-                "by_rating": ranking.scoring == standings.RATING,
+                "per_round": ranking.scoring == PER_ROUND,
+                "by_rating": ranking.scoring == RATING,
             },
         )
     )
@@ -172,9 +172,9 @@ def _players_url(viewer: Viewer) -> str:
 def _standings_rows(viewer: Viewer, season: Season) -> SafeString:
     """The season's standings computed and rendered as the body rows of the table."""
     table = standings.season_standings(season)
-    per_round = table.ranking.scoring == standings.PER_ROUND
-    by_rating = table.ranking.scoring == standings.RATING
-    show_all = bool(table.ranking.best_n) and table.ranking.scoring == standings.PLACEMENT
+    per_round = table.ranking.scoring == PER_ROUND
+    by_rating = table.ranking.scoring == RATING
+    show_all = bool(table.ranking.best_n) and table.ranking.scoring == PLACEMENT
     games = best_n.counted_and_dropped(season, table.ranking)
     lines = [
         {
@@ -186,7 +186,7 @@ def _standings_rows(viewer: Viewer, season: Season) -> SafeString:
             else "",
             "games": games.get(row.player_id),
             "name": viewer.name(row.name, row.public_initials),
-            "decided": standings.TIE_BREAKER_TEXT.get(row.decided_by or ""),
+            "decided": TIE_BREAKER_TEXT.get(row.decided_by or ""),
             "average_place": number_format(row.average_place, 2),
             "points": ("-" if row.per_round is None else number_format(row.per_round, 2))
             if per_round
@@ -280,7 +280,7 @@ def player_page(request: HttpRequest, viewer: Viewer, player_id: int) -> HttpRes
     session_chart = None
     if chosen is not None:
         series = player_stats.session_series(chosen, full_names=viewer.member)
-        session_chart = score_chart_tag(series, chosen.rules.get("max_points"))
+        session_chart = svg.worded_score_chart(series, chosen.rules.get("max_points"))
     return private_response(
         render(
             request,

@@ -20,13 +20,16 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from scoring import access, writes
-from scoring.clubs.admin import ClubScopedAdmin, ReadOnlyTabularInline, scope, service_error_message
-from scoring.clubs.admin_forms import (
-    EventFormSet,
-)
+from scoring.admin_base import ClubScopedAdmin, ReadOnlyTabularInline, refusal_message, scope
 from scoring.engine import Refusal
 from scoring.lei import akkoord, funnel, seals, services
-from scoring.lei.admin_forms import EventForm, PresenceForm, SessionForm, refusal_message
+from scoring.lei.admin_forms import (
+    EventForm,
+    EventFormSet,
+    PresenceForm,
+    SessionForm,
+    service_error_message,
+)
 from scoring.models import (
     AuditEntry,
     IdempotencyKey,

@@ -1,5 +1,5 @@
-"""Forms of the session admin: a round's events as readable rows, presence, and the session's
-own fields.
+"""Forms of the session admin: a round's events as readable rows, presence, the session's own
+fields, and the services' refusals in the admin's language.
 
 The round correction form never scores anything: it turns rows back into the events of the
 session file (RULES.md §14) and hands them to ``services.round_replace_events``, which asks the
@@ -14,7 +14,10 @@ from django import forms
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from scoring.engine import EVENT_TYPES, MESSAGES, Refusal
+from scoring import writes
+from scoring.engine import EVENT_TYPES
+from scoring.engine.bounds import MAX_EVENTS
+from scoring.lei import funnel
 from scoring.lei.forms import RANK_LABELS
 from scoring.models import Session
 
@@ -33,24 +36,30 @@ EVENT_LABELS = {
 }
 
 
-# --- the engine's refusals in the admin's language ------------------------------------------
+# --- the services' refusals in the admin's language -----------------------------------------
 
 
-def refusal_message(refusal: Refusal) -> str:
-    """The engine's refusal in the admin's language: its template translated, then filled."""
-    template = MESSAGES.get(refusal.code)
-    detail = refusal.detail(gettext(template) if template else None)
-    if refusal.scope == "rules":
-        return gettext("rules: %(detail)s") % {"detail": detail}
-    if refusal.round is not None and refusal.event is not None:
-        where = gettext("round %(round)s, event %(event)s") % {
-            "round": refusal.round,
-            "event": refusal.event,
+def service_error_message(error: writes.ServiceError) -> str:
+    """A refusal of the services in the admin's language."""
+    if isinstance(error, funnel.StaleVersion):
+        return gettext("The sheet changed meanwhile (it is at version %(version)s): try again.") % {
+            "version": error.version
         }
-        return f"{where}: {detail}"
-    if refusal.round is not None:
-        return gettext("round %(round)s: %(detail)s") % {"round": refusal.round, "detail": detail}
-    return detail
+    if isinstance(error, funnel.SessionLocked):
+        return gettext("The session is locked: unlock it to change it.")
+    if isinstance(error, funnel.NotFinished):
+        return gettext("Only a finished session can be locked.")
+    if isinstance(error, funnel.ResultClosed) and error.reopen:
+        return gettext(
+            "The organiser closed this game's toernooi series: after this change the game would"
+            " play on, so reopen the series first (on the toernooi's series page)."
+        )
+    if isinstance(error, funnel.KeyReused):
+        return gettext(
+            "This form was sent before with other contents, so nothing was saved: open the "
+            "page again and make the change there."
+        )
+    return str(error)
 
 
 class SessionForm(forms.ModelForm):
@@ -174,3 +183,16 @@ class PresenceForm(forms.Form):
 
     def joining(self) -> list[str]:
         return [n.strip() for n in self.cleaned_data["join"].split(",") if n.strip()]
+
+
+# A round holds at most MAX_EVENTS events; a posted TOTAL_FORMS beyond that is refused before
+# that many forms are built.
+EventFormSet = forms.formset_factory(
+    EventForm,
+    formset=BaseEventFormSet,
+    extra=2,
+    can_order=True,
+    can_delete=True,
+    max_num=MAX_EVENTS,
+    absolute_max=MAX_EVENTS,
+)

@@ -20,10 +20,9 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from scoring import names
+from scoring import names, notify
 from scoring.lei.funnel import lock_session
 from scoring.models import AuditEntry, Session
-from scoring.push import notify
 from scoring.ratings.services import ratings_refresh
 from scoring.writes import ServiceError, actor_of
 

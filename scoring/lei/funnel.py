@@ -19,13 +19,8 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from scoring import notify
 from scoring.engine import Refusal, Result, replay
-from scoring.lei import hotsql
-from scoring.lei.sessionfile import (
-    all_names,
-    file_from_rows,
-    round_fields,
-)
 from scoring.models import (
     AuditEntry,
     IdempotencyKey,
@@ -35,10 +30,15 @@ from scoring.models import (
     Seat,
     Session,
     SessionResult,
+    hotsql,
 )
 from scoring.models.lei import SETTLED
-from scoring.push import notify
 from scoring.ratings.services import ratings_refresh
+from scoring.sessionfile import (
+    all_names,
+    file_from_rows,
+    round_fields,
+)
 from scoring.writes import ServiceError, actor_of
 
 # Rows in one INSERT at most: an imported evening may have thousands of scores, and PostgreSQL
@@ -328,7 +328,7 @@ def session_write(
         # 1. The lock: every write to this session waits here for the one before it. After it:
         # the key's stored answer, read after the lock so that one key cannot be applied twice
         # concurrently, and the log: seats with their players, rounds marked by whether they
-        # have been scored. Written out in scoring/lei/hotsql.py: every tap runs them.
+        # have been scored. Written out in scoring/models/hotsql.py: every tap runs them.
         try:
             locked, stored, seats, rounds = hotsql.lock_and_read(session.pk, key)
         except Session.DoesNotExist:  # thrown away while this write waited for the lock

@@ -11,9 +11,9 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from scoring import notify
 from scoring.lei.funnel import NotFinished, lock_session, refresh_from
 from scoring.models import AuditEntry, Session, new_scorer_token
-from scoring.push import notify
 from scoring.writes import ServiceError, actor_of
 
 Action = AuditEntry.Action

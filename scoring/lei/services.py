@@ -13,6 +13,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Q
 
+from scoring import notify
 from scoring.clubs.services import club_players, players_joining
 from scoring.days import evening_day
 from scoring.engine import Refusal, Result, replay
@@ -32,14 +33,6 @@ from scoring.lei.funnel import (
     store_scores,
     with_event,
 )
-from scoring.lei.sessionfile import (
-    FORMAT,
-    all_names,
-    file_from_rows,
-    rename_players,
-    round_fields,
-    round_to_file,
-)
 from scoring.models import (
     AuditEntry,
     Club,
@@ -53,7 +46,14 @@ from scoring.models import (
     TournamentTable,
 )
 from scoring.names import name_key
-from scoring.push import notify
+from scoring.sessionfile import (
+    FORMAT,
+    all_names,
+    file_from_rows,
+    rename_players,
+    round_fields,
+    round_to_file,
+)
 from scoring.writes import Actor, ServiceError, actor_of, unstorable_character
 
 Action = AuditEntry.Action

@@ -20,10 +20,9 @@ from django.utils.html import format_html_join
 from django.utils.translation import get_language, gettext
 
 from scoring.engine import Refusal, replay
-from scoring.lei import hotsql
 from scoring.lei.forms import RANK_LABELS, refusal_text
-from scoring.lei.sessionfile import file_from_rows
-from scoring.models import AuditEntry, Game, Session
+from scoring.models import AuditEntry, Game, Session, hotsql
+from scoring.sessionfile import file_from_rows
 from scoring.svg import tally_from_results
 
 

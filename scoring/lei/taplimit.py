@@ -30,8 +30,7 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.translation import ngettext
 
 from scoring import access
-from scoring.lei import hotsql
-from scoring.models import TapAllowance
+from scoring.models import TapAllowance, hotsql
 from scoring.writes import Actor
 
 

@@ -21,11 +21,10 @@ from django.views.decorators.http import require_http_methods
 
 from scoring import access
 from scoring.http import HtmxHttpRequest
-from scoring.lei import hotsql
-from scoring.lei.sessionfile import file_from_rows, public_file
 from scoring.lei.tablet import Lei, build_lei, shown_until
-from scoring.models import Session
+from scoring.models import Session, hotsql
 from scoring.names import public_names
+from scoring.sessionfile import file_from_rows, public_file
 
 
 def _variant(language: str, tv: bool, full: bool = False) -> str:

@@ -36,9 +36,8 @@ from django.views.decorators.http import require_GET, require_POST
 
 from scoring import access, writes
 from scoring.engine import Refusal
-from scoring.http import HtmxHttpRequest, not_allowed
+from scoring.http import HtmxHttpRequest, no_compression, not_allowed
 from scoring.lei import funnel, outbox, seals, services
-from scoring.lei.compression import no_compression
 from scoring.lei.forms import (
     EventForm,
     PresenceForm,
@@ -382,7 +381,7 @@ def session_share(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> Http
     """The links to share a game, with their QR codes: "Deel" on the tablet fetches them when
     it is opened (a page of their own without JavaScript). The secret scorer link is here
     and nowhere else on the tablet, so this answer is neither compressed (BREACH:
-    scoring/lei/compression.py) nor kept by any cache; the tablet page, without it, is both."""
+    toepen_site/middleware.py) nor kept by any cache; the tablet page, without it, is both."""
     session = scorer.session
     viewer_path = access.session_viewer_path(session)  # None: turned off
     share: dict[str, Any] = {"viewer_path": viewer_path}

@@ -11,8 +11,8 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from scoring.lei.sessionfile import session_to_file
 from scoring.models.clubs import Club, Game, Player, Season, new_scorer_token
+from scoring.sessionfile import session_to_file
 
 
 class SessionQuerySet(models.QuerySet):

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import psycopg
 from django.conf import settings
 
-from scoring.push.notify import CHANNEL
+from scoring.notify import CHANNEL
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.urls import Resolver404, resolve
 from django.views.decorators.http import require_GET
 
-from scoring.lei.compression import no_compression
+from scoring.http import no_compression
 from scoring.push import fragments, listener, topics
 from scoring.push.context import push_on
 

@@ -12,8 +12,7 @@ from django.views.decorators.http import require_GET
 
 from scoring import access
 from scoring.access import Viewer
-from scoring.http import private_response
-from scoring.league.exports import csv_response
+from scoring.http import csv_response, private_response
 from scoring.ratings import selectors
 from scoring.ratings.services import ratings_fresh
 

@@ -53,14 +53,7 @@ def score_chart_tag(
 
     ``series`` maps a player's name to their totals from round 0 on (see ``svg.score_chart``).
     """
-    labels = {
-        "title": title or gettext("Stand per ronde"),
-        "round": gettext("ronde"),
-        # Translators: the line in the score chart where a player is out; keep {max}.
-        "max": gettext("dood bij {max}"),
-    }
-    max_points = None if max_points in (None, "") else int(max_points)
-    return mark_safe(svg.score_chart(series, max_points=max_points, labels=labels))  # noqa: S308
+    return svg.worded_score_chart(series, max_points, title)
 
 
 @register.simple_tag(takes_context=True)

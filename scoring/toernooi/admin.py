@@ -12,8 +12,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from scoring.clubs.admin import ClubScopedAdmin, ReadOnlyTabularInline
-from scoring.clubs.admin_forms import SettingJSONField
+from scoring.admin_base import ClubScopedAdmin, ReadOnlyTabularInline, SettingJSONField
 from scoring.models import (
     Season,
     Series,

@@ -15,8 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from scoring import access
 from scoring.access import Viewer
-from scoring.http import private_response
-from scoring.league.exports import csv_response
+from scoring.http import csv_response, private_response
 from scoring.models import Player, Tournament
 from scoring.toernooi import finish
 from scoring.toernooi import selectors as tournament_selectors

@@ -1,11 +1,11 @@
 """A toernooi write's first step: the tournament's row locked until the write commits, and the
-write announced to the pages that show the club's evening (``scoring/push/notify.py``): the
+write announced to the pages that show the club's evening (``scoring/notify.py``): the
 announcement reaches them only if the write commits."""
 
 from __future__ import annotations
 
+from scoring import notify
 from scoring.models import Tournament
-from scoring.push import notify
 
 
 def lock_tournament(tournament: Tournament) -> Tournament:

@@ -12,8 +12,7 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from scoring import access
-from scoring.http import private_response
-from scoring.lei.compression import no_compression
+from scoring.http import no_compression, private_response
 from scoring.models import Series, Session, Tournament
 from scoring.svg import qr_svg
 from scoring.toernooi import finish
@@ -106,7 +105,7 @@ def table_cards(request: HttpRequest, tournament: Tournament, number: int) -> Ht
             "one": bool(wanted),
         },
     )
-    # The secret scorer links are on this page: not compressed (scoring/lei/compression.py).
+    # The secret scorer links are on this page: not compressed (toepen_site/middleware.py).
     return no_compression(private_response(response))
 
 

@@ -1,6 +1,6 @@
 """An admin action posted with a selection that holds no ids ("abc", 5,000 digits, more than a
 column holds) is refused with a message and changes nothing, where Django's own filter by
-those ids raised ValueError or OverflowError (``scoring.clubs.admin.SelectionChecked``)."""
+those ids raised ValueError or OverflowError (``scoring.admin_base.SelectionChecked``)."""
 
 from __future__ import annotations
 

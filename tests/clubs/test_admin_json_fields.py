@@ -1,6 +1,6 @@
 """The settings typed as JSON in the admin (a club's house rules, a season's ranking, a
 toernooi's table points): what no setting can be is a form error on that field, the page shows
-the text as typed, and nothing is saved (``scoring.clubs.admin_forms.SettingJSONField``)."""
+the text as typed, and nothing is saved (``scoring.admin_base.SettingJSONField``)."""
 
 from __future__ import annotations
 

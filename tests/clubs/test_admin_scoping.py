@@ -17,8 +17,8 @@ from django.contrib import admin
 from django.contrib.auth.models import Group
 from django.test import RequestFactory
 from django.urls import URLPattern, reverse
+from scoring.admin_base import ClubScopedAdmin
 
-from scoring.clubs.admin import ClubScopedAdmin
 from scoring.lei import services
 from scoring.models import Club, ClubInvitation, ClubMembership, Player, Season, Session
 from scoring.toernooi import checkin

@@ -23,11 +23,10 @@ from django.urls import reverse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring.clubs.admin_forms import EventFormSet
 from scoring.engine import DEFAULT_RULES
 from scoring.engine.simulate import random_session
 from scoring.lei import services
-from scoring.lei.admin_forms import PresenceForm
+from scoring.lei.admin_forms import EventFormSet, PresenceForm
 from scoring.lei.forms import MAX_SEATS
 from scoring.models import ClubMembership, Round, Season, Session
 from tests.conftest import make_club

@@ -1,5 +1,5 @@
 """A season's ranking settings: the admin checks them with the code that reads them
-(``standings.Ranking.parse``), and a row stored before that check still shows its standings,
+(``clubs.ranking.Ranking.parse``), and a row stored before that check still shows its standings,
 by the default ranking with a note, on every page that reads it."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from scoring.league.standings import InvalidRanking, Ranking
+from scoring.clubs.ranking import InvalidRanking, Ranking
 from scoring.models import ClubMembership, Season
 from tests.conftest import admin_form_data
 from tests.league.test_league import play

@@ -9,7 +9,7 @@ import io
 import pytest
 from django.urls import reverse
 
-from scoring.league.exports import csv_cell
+from scoring.http import csv_cell
 from scoring.lei import services
 from scoring.models import Player
 from tests.league.test_league import DAY, play

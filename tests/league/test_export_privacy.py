@@ -10,8 +10,8 @@ from django.urls import reverse
 
 from scoring.engine import replay
 from scoring.lei import services
-from scoring.lei.sessionfile import public_file, rename_sides
 from scoring.models import ClubMembership, Player
+from scoring.sessionfile import public_file, rename_sides
 
 SECRET = "Anne Geheimnaam"
 PLAYERS = [SECRET, "Bas", "Cees", "Dirk"]

@@ -24,13 +24,13 @@ from django.utils import translation
 from django.utils.safestring import mark_safe
 
 from scoring.access import Viewer
-from scoring.clubs import clubfile_import
 from scoring.clubs import services as club_services
-from scoring.clubs.clubfile import club_to_file
+from scoring.clubs.ranking import TIE_BREAKER_TEXT
 from scoring.engine.simulate import random_session
 from scoring.league import standings, standings_cache
 from scoring.league.views import _standings_rows
-from scoring.lei import seals, services
+from scoring.lei import clubfile_import, seals, services
+from scoring.lei.clubfile import club_to_file
 from scoring.models import (
     Club,
     ClubMembership,
@@ -469,7 +469,7 @@ def test_each_language_gets_its_own_copy(client, league, django_assert_num_queri
     season.save()
     play(season.club, season, ["Cees", "Eva"], days_later=2)
     with translation.override("en"):
-        english = str(standings.TIE_BREAKER_TEXT["average_place"])
+        english = str(TIE_BREAKER_TEXT["average_place"])
     assert english in rows_of(client.get(url_of(season), HTTP_ACCEPT_LANGUAGE="en"))
     assert english not in rows_of(client.get(url_of(season), HTTP_ACCEPT_LANGUAGE="nl"))
 

@@ -1,4 +1,4 @@
-"""The statements of a tap written out (scoring/lei/hotsql.py) give and store what the ORM
+"""The statements of a tap written out (scoring/models/hotsql.py) give and store what the ORM
 would: the same rows, the same Python values, on SQLite and on PostgreSQL."""
 
 import datetime
@@ -9,7 +9,7 @@ from django.db.models import Exists, OuterRef, signals
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from scoring.lei import hotsql, services
+from scoring.lei import services
 from scoring.models import (
     ClubMembership,
     IdempotencyKey,
@@ -17,6 +17,7 @@ from scoring.models import (
     RoundScore,
     Season,
     Session,
+    hotsql,
 )
 from tests.conftest import record
 

@@ -447,7 +447,7 @@ def test_merge_is_refused_when_both_sat_at_one_table(session, people):
 def test_query_count_of_a_recorded_event(session, django_assert_num_queries):
     record(session, "win", "Anne")
     # An event in the middle of a round.
-    notify = connection.vendor == "postgresql"  # + SELECT pg_notify (scoring/push/notify.py)
+    notify = connection.vendor == "postgresql"  # + SELECT pg_notify (scoring/notify.py)
     with django_assert_num_queries(10 + notify):
         # SAVEPOINT (the transaction; a real one outside the test's)
         # SELECT ... FOR UPDATE: lock the session row

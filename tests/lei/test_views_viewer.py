@@ -122,7 +122,7 @@ def test_the_event_post_query_count(scorer, session, django_assert_num_queries):
     # 7. the idempotency key; 8. seats with players; 9. rounds with whether they are scored;
     # 10. insert the new round; 11. update the session (version, status); 12. the audit entry;
     # 13. store the key's answer; 14. release the savepoint. On PostgreSQL also the NOTIFY of
-    # the change to the open streams (scoring/push/notify.py).
+    # the change to the open streams (scoring/notify.py).
     # The answer is drawn from the write's own log and replay; the tablet did not say which
     # sheet it shows, so the whole sheet is drawn: 15. its corrected rounds (the audit log).
     with django_assert_num_queries(15 + (connection.vendor == "postgresql")):

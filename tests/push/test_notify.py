@@ -1,4 +1,4 @@
-"""What is announced to the streams (scoring/push/notify.py) when a change bumps a session's
+"""What is announced to the streams (scoring/notify.py) when a change bumps a session's
 version outside the tap's funnel. PostgreSQL only: NOTIFY is delivered on commit."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from django.db import connection
 from scoring.clubs import services as club_services
 from scoring.lei import services
 from scoring.models import Player, Session
+from scoring.notify import CHANNEL
 from scoring.push import listener
-from scoring.push.notify import CHANNEL
 
 
 @pytest.mark.django_db(transaction=True)  # committed: a rolled-back test announces nothing

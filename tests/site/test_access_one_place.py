@@ -19,8 +19,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from django.views.decorators.http import require_GET, require_POST
 
 from scoring import access
-from scoring.lei import hotsql
-from scoring.models import ClubMembership
+from scoring.models import ClubMembership, hotsql
 from tests.conftest import make_club
 
 SCORING = Path(__file__).resolve().parents[2] / "scoring"
@@ -44,7 +43,7 @@ def name_of(view: Callable[..., Any]) -> str:
 
 def routed_views(patterns: list[Any]) -> Iterator[Callable[..., Any]]:
     """The views of ``scoring`` that URL patterns name (the Django admin has its own rules:
-    ``scoring/clubs/admin.py``, which asks ``access.admin_club_ids``)."""
+    ``scoring/admin_base.py``, which asks ``access.admin_club_ids``)."""
     for entry in patterns:
         if isinstance(entry, URLResolver):
             if entry.namespace != "admin":

@@ -1,9 +1,11 @@
 """The house keeps its shape: rooms that import one way, modules a person can read.
 
+The rooms stand in one order, each built on the ones before it (``ROOMS``, the order the
+README's map names): a module imports its own room and the rooms below it, never one above.
 Every import in ``scoring/`` counts, at the top of a module, inside a function or under
-``TYPE_CHECKING``: a circle of imports, even a type-only one, means two rooms that do not know
-which of them comes first. The engine may be long (``game.py`` follows RULES.md section by
-section); every other module stays short enough to read in one sitting.
+``TYPE_CHECKING``: an import upwards, even a type-only one, ties a room to one that is built on
+it, and the rooms become one knot. The engine may be long (``game.py`` follows RULES.md section
+by section); every other module stays short enough to read in one sitting.
 """
 
 from __future__ import annotations
@@ -18,6 +20,52 @@ ROOT = Path(__file__).resolve().parents[2]
 SCORING = ROOT / "scoring"
 MAX_LINES = 650
 LONG_ALLOWED = {"scoring/engine/game.py"}
+
+# The rooms from the bottom up, each with the modules or packages it holds. A room may import
+# itself and the rooms before it. A new module goes into a room here, or the house test fails.
+ROOMS: list[tuple[str, tuple[str, ...]]] = [
+    # The rules of RULES.md: pure Python, imports nothing of the app or of Django.
+    ("engine", ("scoring.engine",)),
+    # What every room shares and that knows no model: names, the evening's day, a write's actor
+    # and refusal, HTTP answers (private, refused, CSV, uncompressed), pictures, the toepen/1
+    # file to and from rows, the NOTIFY of a write.
+    (
+        "base",
+        (
+            "scoring.names",
+            "scoring.days",
+            "scoring.writes",
+            "scoring.http",
+            "scoring.svg",
+            "scoring.sessionfile",
+            "scoring.notify",
+        ),
+    ),
+    # The data, and the hot path's reads of it written out (scoring/models/hotsql.py).
+    ("models", ("scoring.models",)),
+    # Who may do what, and the admin's scoping by club built on it.
+    ("access", ("scoring.access", "scoring.admin_base")),
+    # A club's ratings over its games: every room that changes a game asks them to refresh.
+    ("ratings", ("scoring.ratings",)),
+    ("clubs", ("scoring.clubs",)),
+    ("lei", ("scoring.lei",)),
+    ("league", ("scoring.league",)),
+    ("toernooi", ("scoring.toernooi",)),
+    ("evening", ("scoring.evening",)),
+    ("push", ("scoring.push",)),
+    # What ties the rooms together: URLs, the admin's one file, commands, template tags.
+    (
+        "site",
+        (
+            "scoring",
+            "scoring.urls",
+            "scoring.admin",
+            "scoring.apps",
+            "scoring.management",
+            "scoring.templatetags",
+        ),
+    ),
+]
 
 
 def python_files() -> Iterator[Path]:
@@ -102,6 +150,49 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+def room_of(module: str) -> int | None:
+    """The place in ``ROOMS`` of the room that holds ``module``: the longest name that holds it."""
+    places = [
+        (len(name), place)
+        for place, (_, names) in enumerate(ROOMS)
+        for name in names
+        if module == name or module.startswith(name + ".")
+    ]
+    return max(places)[1] if places else None
+
+
+def imports_upwards(graph: dict[str, set[str]]) -> list[str]:
+    """Each import of a room above the importing module's, as ``a (room) -> b (room)``."""
+    found = []
+    for module, targets in sorted(graph.items()):
+        here = room_of(module)
+        for target in sorted(targets):
+            there = room_of(target)
+            if here is not None and there is not None and there > here:
+                found.append(f"{module} ({ROOMS[here][0]}) -> {target} ({ROOMS[there][0]})")
+    return found
+
+
+def test_every_module_stands_in_a_room():
+    assert [module for module in import_graph() if room_of(module) is None] == []
+
+
+def test_no_room_imports_a_room_above_it():
+    assert imports_upwards(import_graph()) == []
+
+
+def test_an_import_upwards_is_found():
+    graph = {
+        "scoring.clubs.admin": {"scoring.lei.funnel", "scoring.models"},
+        "scoring.access": {"scoring.league.standings"},
+        "scoring.lei.funnel": {"scoring.clubs.services", "scoring.notify"},
+    }
+    assert imports_upwards(graph) == [
+        "scoring.access (access) -> scoring.league.standings (league)",
+        "scoring.clubs.admin (clubs) -> scoring.lei.funnel (lei)",
+    ]
+
+
 def test_no_circle_of_imports_in_scoring():
     assert cycles(import_graph()) == []
 
@@ -146,7 +237,7 @@ def modules_loaded_by(module: str) -> set[str]:
 
 
 def test_the_session_file_imports_no_model():
-    assert "scoring.models" not in modules_loaded_by("scoring.lei.sessionfile")
+    assert "scoring.models" not in modules_loaded_by("scoring.sessionfile")
 
 
 def test_the_engine_imports_nothing_of_django_or_the_app():

@@ -4,7 +4,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from scoring.clubs.clubfile import club_to_file
+from scoring.lei.clubfile import club_to_file
 from scoring.models import Club
 
 

@@ -3,9 +3,9 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from scoring import writes
-from scoring.clubs import clubfile_import
 from scoring.engine import Refusal
-from scoring.lei.sessionfile import MAX_CLUB_BYTES, SessionFileError, load_json, read_text
+from scoring.lei import clubfile_import
+from scoring.sessionfile import MAX_CLUB_BYTES, SessionFileError, load_json, read_text
 
 
 class Command(BaseCommand):

@@ -6,8 +6,8 @@ from django.db import transaction
 from scoring import writes
 from scoring.engine import Refusal
 from scoring.lei import services
-from scoring.lei.sessionfile import MAX_SESSION_BYTES, SessionFileError, load_json, read_text
 from scoring.models import Club, Season
+from scoring.sessionfile import MAX_SESSION_BYTES, SessionFileError, load_json, read_text
 
 
 class Command(BaseCommand):

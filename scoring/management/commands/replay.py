@@ -18,7 +18,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from scoring.engine import Refusal, Result, replay
-from scoring.lei.sessionfile import (
+from scoring.sessionfile import (
     MAX_DEPTH,
     MAX_SESSION_BYTES,
     SessionFileError,

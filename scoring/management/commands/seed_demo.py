@@ -39,7 +39,7 @@ class Command(BaseCommand):
             beheer = User.objects.create_user("beheer", password="beheer")  # noqa: S106
             self.stdout.write("Created the user beheer (password beheer), admin of the club.")
         # A club admin is a staff user with an admin membership, and nothing more: the admin
-        # takes every right from that membership (scoring/clubs/admin.py), no Django permissions.
+        # takes every right from that membership (scoring/admin_base.py), no Django permissions.
         if not beheer.is_staff:
             beheer.is_staff = True
             beheer.save(update_fields=["is_staff"])

@@ -2,15 +2,15 @@
 
 Written from the database here; read back by ``scoring.lei.services.import_club``, since writing a
 club writes its projections too. Each session inside is a ``toepen/1`` file
-(``scoring.lei.sessionfile``), which knows nothing of the models.
+(``scoring.sessionfile``), which knows nothing of the models.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from scoring.lei.sessionfile import CLUB_FORMAT, file_from_rows
 from scoring.models import AuditEntry, Club, Round, Seat
+from scoring.sessionfile import CLUB_FORMAT, file_from_rows
 
 
 def club_to_file(club: Club) -> dict[str, Any]:

@@ -13,16 +13,16 @@ from django.db import IntegrityError, transaction
 from scoring import names
 from scoring.engine import Refusal, replay
 from scoring.lei.services import Action, must_be_storable, session_create
-from scoring.lei.sessionfile import (
-    FORMAT,
-    all_names,
-)
 from scoring.models import (
     AuditEntry,
     Club,
     Player,
     Season,
     Session,
+)
+from scoring.sessionfile import (
+    FORMAT,
+    all_names,
 )
 from scoring.writes import Actor, ServiceError
 
@@ -39,8 +39,8 @@ def club_import(*, data: Mapping[str, Any], slug: str | None = None) -> Club:
     """
     from django.contrib.auth import get_user_model
 
-    from scoring.lei.sessionfile import CLUB_FORMAT
     from scoring.models import ClubMembership
+    from scoring.sessionfile import CLUB_FORMAT
 
     if data.get("format") != CLUB_FORMAT:
         if data.get("format") == FORMAT:

@@ -5,7 +5,7 @@ rules, start totals, teams, first dealer), its seats the players in seating orde
 the events. ``session_to_file`` puts them back together; the engine replays that dict. Going
 the other way is ``scoring.lei.services.session_import``, because writing a session also writes its
 projection. This module reads rows only through the objects it is given and imports no model,
-so that ``Session.to_file`` can call it; a whole club's file is ``scoring.clubs.clubfile``.
+so that ``Session.to_file`` can call it; a whole club's file is ``scoring.lei.clubfile``.
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def load_json(text: str, *, what: str = "session file") -> dict[str, Any]:
     >>> load_json('{"format": "toepen/1", "players": [')
     Traceback (most recent call last):
     ...
-    scoring.lei.sessionfile.SessionFileError: not a valid session file: the JSON is cut off \
+    scoring.sessionfile.SessionFileError: not a valid session file: the JSON is cut off \
 at line 1, column 36
     """
     try:
