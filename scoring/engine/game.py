@@ -684,6 +684,11 @@ class RoundPlay:
         if len(self.active) == 1 and not self.over:
             self.winner = self.active[0]
             self.ended_by = "all_fold"
+            if self.raise_count:
+                # §11: the one still in when the others folded on a raise stayed on it, also the
+                # armoede player left on the opening (who never knocked) and one who never got
+                # to answer; no `win` follows to settle the answers (``_win`` returns early).
+                self.game.fold_streak[self.winner] = 0
 
     def _win(self, player: str, jack: bool, jacks_shown: int) -> None:
         if self.ended_by == "all_fold":

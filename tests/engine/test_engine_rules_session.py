@@ -222,6 +222,67 @@ def test_fold_limit_knocking_resets_the_count():
     assert result.totals["A"] == 3
 
 
+def test_fold_limit_the_armoede_player_left_when_the_others_fold_the_opening_stayed_on_it():
+    """RULES.md §11: the player still in when the others folded on a raise, the armoede
+    opening included, stayed on it, though the round ended at once without a `win`."""
+    result = play(
+        knock_fold("A"),  # A folds once: A 9, in armoede next round
+        [ev("fold", "B"), ev("fold", "C"), ev("fold", "D")],  # A is left: A stayed
+        [ev("knock", "B"), ev("fold", "A"), ev("win", "B")],  # so A may fold again
+        start={"A": 8},
+        fold_limit=1,
+    )
+    assert row(result, 2) == [0, 1, 1, 1]
+    assert row(result, 3) == [2, 0, 3, 3]
+    assert result.eliminated == ["A"]
+
+
+def test_fold_limit_the_table_offers_the_fold_to_the_armoede_player_who_stayed():
+    table = view(
+        knock_fold("A"),
+        [ev("fold", "B"), ev("fold", "C"), ev("fold", "D")],
+        [ev("knock", "B")],
+        start={"A": 8},
+        fold_limit=1,
+    )
+    assert table.may_fold["A"] is None
+
+
+def test_fold_limit_the_one_left_when_the_others_fold_stayed_though_they_never_answered():
+    """A, in armoede, is on the toilet: the opening raise folds A; B and C fold it too, and D,
+    who never answered, is left: D stayed on the opening (§9, §11)."""
+    result = play(
+        [ev("knock", "B"), ev("fold", "A"), ev("fold", "D"), ev("win", "B")],
+        {"absent": {"A": "toilet"}, "events": [ev("fold", "B"), ev("fold", "C")]},
+        [ev("knock", "B"), ev("fold", "D"), ev("win", "B")],
+        start={"A": 8},
+        fold_limit=1,
+    )
+    assert row(result, 2) == [1, 1, 1, 0]
+    assert row(result, 3) == [None, 0, 2, 1]
+
+
+def test_fold_limit_the_one_left_after_the_knocker_is_disqualified_stayed_on_the_knock():
+    result = play(
+        knock_fold("A"),
+        [ev("knock", "B"), ev("disqualify", "B"), ev("fold", "C"), ev("fold", "D")],
+        [ev("knock", "C"), ev("fold", "A"), ev("win", "C")],
+        fold_limit=1,
+    )
+    assert row(result, 2) == [0, 0, 1, 1]
+    assert row(result, 3) == [1, None, 0, 2]
+
+
+def test_fold_limit_the_knocker_left_when_the_others_fold_may_fold_the_next_raise():
+    result = play(
+        knock_fold("A"),
+        [ev("knock", "A"), ev("fold", "B"), ev("fold", "C"), ev("fold", "D")],
+        knock_fold("A"),
+        fold_limit=1,
+    )
+    assert totals(result) == [2, 1, 5, 5]
+
+
 def test_five_crosses_five_wins_in_a_row_put_out_the_lowest_other():
     four = play(*[NO_KNOCK_A_WINS] * 4, start={"B": 2, "C": 1}, five_crosses=True)
     assert four.eliminated == []
