@@ -48,8 +48,8 @@ bench-league: $(VENV)/.installed
 bench-load: $(VENV)/.installed
 	$(PY) bench/load.py --database-url $(BENCH_DATABASE_URL) --write BENCHMARKS.md $(LOAD_ARGS)
 
-# The toernooi: the draw's repeat pairs against a draw by lot over 1,000 seeds, and the standings
-# of a 100-player, 6-series tournament (played in a transaction that is rolled back). A few minutes.
+# The toernooi: the draw's repeat pairs against a draw by lot over 610 evenings, and the standings
+# of a 100-player, 6-series tournament (played in a transaction that is rolled back). About 12 minutes.
 bench-tournament: $(VENV)/.installed
 	$(PY) bench/tournament.py --database-url $(BENCH_DATABASE_URL) --write BENCHMARKS.md
 

@@ -27,9 +27,10 @@ the "change to viewer (stream)" row. Busy cores count every gunicorn process (bo
 and PostgreSQL.
 
 ``BENCH_SESSIONS=100`` builds a small league dataset (5,000 sessions take about 15 minutes
-on a two-core machine); ``BENCH_SCALE="1 2 4"`` is ``--scale 1 2 4``. The issue-34 runs
-(on the quiet device: ``shared/tools/quiet-load/run.sh`` pins the app and PostgreSQL to two
-cores; here ``URL`` is a PostgreSQL database URL):
+on a two-core machine); ``BENCH_SCALE="1 2 4"`` is ``--scale 1 2 4``. The runs of
+BENCHMARKS.md, "Friday night with push" (on the quiet device:
+``shared/tools/quiet-load/run.sh`` pins the app and PostgreSQL to two cores; here ``URL`` is a
+PostgreSQL database URL):
 
     # (a) polling baseline, 1x (300 tablets, 3,000 viewers polling every 3 s, 60 s)
     python3 bench/load.py --database-url URL --skip endpoints scale --scale-down 1 \
@@ -662,9 +663,6 @@ def main() -> int:
             "",
             scale_text(results["scale"], results.get("mixed")),
         ]
-    extra = Path(ROOT / "bench/load_findings.md")
-    if extra.exists():
-        sections += ["", extra.read_text().strip()]
     body = "\n".join(sections)
     print(body)
     if args.write:

@@ -22,6 +22,7 @@ Phases:
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import copy
 import html
@@ -657,12 +658,17 @@ def _own_cpu() -> float:
 
 
 def main() -> int:
-    spec_path, out_path, phase = sys.argv[1:4]
-    spec = json.loads(Path(spec_path).read_text())
+    phases = {"endpoints": endpoints, "sizes": sizes, "mixed": mixed}
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("spec", type=Path, help="the JSON spec that bench/load.py writes")
+    parser.add_argument("out", type=Path, help="where the figures go, as JSON")
+    parser.add_argument("phase", choices=phases)
+    args = parser.parse_args()
+    spec = json.loads(args.spec.read_text())
     recorder = Recorder()
     before = _own_cpu()
     wall = time.perf_counter()
-    run = {"endpoints": endpoints, "sizes": sizes, "mixed": mixed}[phase]
+    run = phases[args.phase]
     extra = uvloop.run(run(spec, recorder))
     out = {
         **recorder.as_json(),
@@ -670,7 +676,7 @@ def main() -> int:
         "loadgen_cpu_s": _own_cpu() - before,
         "loadgen_wall_s": time.perf_counter() - wall,
     }
-    Path(out_path).write_text(json.dumps(out))
+    args.out.write_text(json.dumps(out))
     return 0
 
 

@@ -1,5 +1,5 @@
 """The CPU of each request type of the Friday-night scenario, in process, for comparing two
-versions of the code: a tap, and a viewer's poll answered 304, from the kept copy, or drawn.
+versions of the code: a tap, a viewer's poll answered 304, or drawn for a new version.
 
 Run from the root of the tree to measure, with a PostgreSQL database of its own (migrated
 here; its schema must be that tree's): ``python bench/percost.py --database-url URL``. It works
@@ -35,9 +35,9 @@ sys.path.insert(0, str(ROOT))
 VERSION = re.compile(rb'data-version="(\d+)"')
 SHEET = re.compile(rb'name="sheet" value="([0-9a-f]*)"')
 # The mixed run's requests (BENCHMARKS.md, "Mixed scenario"): 5,400 taps; 30,293 changed polls,
-# of which one per version and table is drawn (5,400), the rest served from the kept copy;
-# 96,851 unchanged polls.
-MIX = {"tap": 5400, "poll drawn": 5400, "poll kept": 24893, "poll 304": 96851}
+# of which one per version and table is the table's first viewer (5,400) and the rest the
+# others (each draws the version again: no copy is kept between viewers); 96,851 unchanged polls.
+MIX = {"tap": 5400, "poll drawn": 5400, "poll again": 24893, "poll 304": 96851}
 # Measured besides, not in the mix: a push stream's drawing of the viewer's part for a new
 # version (scoring/push/fragments.py: the part's own URL through the whole of Django), once per
 # change and audience whatever the number of streams.
@@ -150,7 +150,7 @@ def main() -> int:
         table["sheet"] = found.group(1).decode() if found else ""
         table["tablet"] = Tablet(table, "http://testserver", recorder=None)
         tablets.append(client)
-        # Two phones per table: the first draws each version, the second gets the kept copy.
+        # Two phones per table: the first and the second viewer of each version.
         viewers.append([Client(HTTP_ACCEPT_ENCODING="gzip"), Client(HTTP_ACCEPT_ENCODING="gzip")])
     etags: dict[tuple[int, int], str] = {}
     try:
@@ -197,7 +197,7 @@ def main() -> int:
         response = timed("tap", measured, post_tap, client, table, event, key)
         tap_taken(table, event, response, step)
         # The table's phones: each polls with the ETag of the version it last saw.
-        for kind, phone in zip(("poll drawn", "poll kept"), viewers[i], strict=True):
+        for kind, phone in zip(("poll drawn", "poll again"), viewers[i], strict=True):
             seen = etags.get((i, id(phone)), "")
             answer = timed(
                 kind,

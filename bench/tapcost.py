@@ -10,7 +10,7 @@ process's connection spent per tap (read from ``/proc``, so PostgreSQL must run 
 machine). ``--profile win`` adds cProfile's view of the round-ending taps (or ``knock``, ``fold``).
 
 It is the microscope next to ``bench/load.py``: that one measures what clients see under
-load, this one where a tap's time goes (bench/load_findings.md).
+load, this one where a tap's time goes (BENCHMARKS.md, "A tap's cost in process").
 """
 
 from __future__ import annotations
