@@ -14,7 +14,7 @@ Two counts of the first visit by the scorer link, as a pub tablet opens a game:
 
 The static files are ``collectstatic``'s: the app's own scripts and styles minified
 (``toepen_site/staticfiles.py``), every text file also as ``.br`` (whitenoise, with the
-``Brotli`` package) and ``.gz``; the app's own answers are gzip (``scoring/lei/compression.py``).
+``Brotli`` package) and ``.gz``; the app's own answers are gzip (``toepen_site/middleware.py``).
 
 The service worker's script and the share links ("Deel" fetches them when it is opened) are
 counted apart: the page draws without them.

@@ -3,9 +3,8 @@ tap limit's count (``tap_allowance``). A viewer's poll reads its session through
 (``viewer_views``): with push it is the fallback's, rare; its log is the tablet page's
 (``seats_and_rounds``), so that it is not written out twice.
 
-With the ORM's reads instead (``bench/orm_reads.py``) a tap costs more CPU (BENCHMARKS.md,
-"Ablation"). Rows come back as model
-instances through the fields' own converters, as the ORM gives them, on Django's connection.
+The ORM's reads instead cost a tap more CPU (BENCHMARKS.md, "Ablation"). Rows come back as
+model instances through the fields' own converters, as the ORM gives them, on Django's connection.
 Writes are the ORM's (``scoring.lei.services``).
 """
 
