@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 from scoring.lei import services
 from scoring.models import ClubMembership
 from tests.browser.test_tournament import login
-from tests.conftest import make_club, make_session, play_rounds
+from tests.builders import make_club, make_session, play_rounds
 
 pytestmark = pytest.mark.browser
 

@@ -16,7 +16,7 @@ from scoring.engine import replay
 from scoring.lei import seals, services
 from scoring.models import Club, Session
 from tests.browser.conftest import TABLET, console_errors
-from tests.conftest import make_session, record
+from tests.builders import make_session, record
 
 pytestmark = pytest.mark.browser
 

@@ -23,7 +23,7 @@ from tests.browser.test_outbox import (
     tablet,  # noqa: F401 (a fixture)
     tap,
 )
-from tests.conftest import make_session
+from tests.builders import make_session
 
 pytestmark = pytest.mark.browser
 

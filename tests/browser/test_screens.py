@@ -23,7 +23,7 @@ from scoring.days import evening_day
 from scoring.lei import services
 from scoring.models import Club, ClubMembership, Season, Session
 from tests.browser.conftest import console_errors
-from tests.conftest import record
+from tests.builders import record
 
 pytestmark = pytest.mark.browser
 

@@ -29,7 +29,7 @@ from scoring.toernooi import checkin
 from scoring.toernooi import results as tournament_results
 from scoring.toernooi import services as tournaments
 from tests.browser.conftest import console_errors
-from tests.conftest import new_key
+from tests.builders import new_key
 
 pytestmark = pytest.mark.browser
 

@@ -25,7 +25,7 @@ from scoring.toernooi import selectors as tournament_selectors
 from scoring.toernooi import services as tournaments
 from tests.browser.conftest import console_errors
 from tests.browser.test_tournament import LAPTOP, PHONE, TV, play_out
-from tests.conftest import play_rounds
+from tests.builders import play_rounds
 
 pytestmark = pytest.mark.browser
 

@@ -18,7 +18,7 @@ from scoring.engine import MESSAGES, Refusal
 from scoring.lei import seals, services
 from scoring.lei.admin_forms import SessionForm
 from scoring.models import AuditEntry, ClubMembership, Player, RoundScore, Seat, Session
-from tests.conftest import admin_form_data, make_session, record
+from tests.builders import admin_form_data, make_session, record
 
 EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
 

@@ -12,7 +12,7 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 
 from scoring.models import ClubMembership, Player
-from tests.conftest import make_club
+from tests.builders import make_club
 
 SAME_NAME = "De club heeft al een speler met deze naam (zoals de lei namen vergelijkt)."
 

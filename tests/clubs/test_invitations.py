@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from scoring.models import AuditEntry, ClubInvitation, ClubMembership, Player
-from tests.conftest import admin_form_data, make_club
+from tests.builders import admin_form_data, make_club
 
 EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
 

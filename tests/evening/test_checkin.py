@@ -14,6 +14,7 @@ from django.urls import reverse
 from scoring.evening import selectors, services
 from scoring.models import ClubMembership, EveningPlayer, Player, Session
 from scoring.toernooi import services as tournaments
+from tests.builders import make_club
 
 NAMES = [
     "Anne Jansen",
@@ -189,8 +190,6 @@ def test_a_player_id_that_is_no_player_of_the_club_is_refused(evening, members, 
 
 
 def test_a_player_of_another_club_is_refused(evening, members):
-    from tests.conftest import make_club
-
     other = Player.objects.create(club=make_club("Elders", "elders"), name="Zeger")
     page = check_in(Client(), evening, other).content.decode()
     assert "Die naam staat niet op de lijst van de club." in page

@@ -23,7 +23,7 @@ from scoring.models import (
     Session,
 )
 from scoring.toernooi import services as tournaments
-from tests.conftest import make_club, new_key
+from tests.builders import make_club, new_key
 
 NAMES = ["Anne", "Bas", "Cees", "Dirk", "Eva", "Fenna", "Gijs", "Hanna"]
 

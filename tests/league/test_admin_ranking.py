@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from scoring.league.standings import InvalidRanking, Ranking
 from scoring.models import ClubMembership, Season
-from tests.conftest import admin_form_data
+from tests.builders import admin_form_data
 from tests.league.test_league import play
 
 BAD_RANKINGS = [

@@ -21,7 +21,7 @@ from scoring.league import player_stats, standings
 from scoring.lei import services
 from scoring.models import ClubMembership, Player, Season, Session
 from scoring.ratings.services import ratings_refresh
-from tests.conftest import make_club, record, standings_shown
+from tests.builders import make_club, record, standings_shown
 
 DAY = datetime.date(2026, 1, 5)
 

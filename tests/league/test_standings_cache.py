@@ -38,7 +38,7 @@ from scoring.models import (
     Season,
     Session,
 )
-from tests.conftest import admin_form_data, make_club, record, standings_shown
+from tests.builders import admin_form_data, make_club, record, standings_shown
 from tests.league.test_league import DAY, finish_order, play
 
 on_postgresql = pytest.mark.skipif(

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from tests.conftest import record
+from tests.builders import record
 from tests.lei.test_views_round_edit import correction_at
 
 HX = {"HTTP_HX_REQUEST": "true"}

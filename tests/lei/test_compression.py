@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 
 from scoring import access
-from tests.conftest import play_rounds
+from tests.builders import play_rounds
 
 GZIP = {"HTTP_ACCEPT_ENCODING": "gzip, deflate, br"}
 HX = {"HTTP_HX_REQUEST": "true"}

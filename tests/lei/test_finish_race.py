@@ -20,7 +20,7 @@ from django.test import Client
 from django.urls import reverse
 
 from scoring.models import AuditEntry, ClubMembership, IdempotencyKey, Round, Session
-from tests.conftest import make_club, make_session, record
+from tests.builders import make_club, make_session, record
 from tests.lei.test_views_tablet import editor_data
 
 HX = {"HTTP_HX_REQUEST": "true"}

@@ -18,7 +18,7 @@ from scoring.models import (
     Season,
     Session,
 )
-from tests.conftest import record
+from tests.builders import record
 
 
 def values(instance) -> dict:

@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from scoring import access
 from scoring.lei import services
-from tests.conftest import make_session, record
+from tests.builders import make_session, record
 
 HX = {"HTTP_HX_REQUEST": "true"}
 

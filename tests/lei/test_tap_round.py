@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from scoring.lei import funnel, services
 from scoring.models import Session
-from tests.conftest import new_key, record, tap
+from tests.builders import new_key, record, tap
 
 HX = {"HTTP_HX_REQUEST": "true"}
 

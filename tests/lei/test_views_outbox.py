@@ -13,7 +13,7 @@ from django.urls import reverse
 
 from scoring.lei import outbox
 from scoring.models import Round, Session
-from tests.conftest import record, tap
+from tests.builders import record, tap
 
 HX = {"HTTP_HX_REQUEST": "true"}
 

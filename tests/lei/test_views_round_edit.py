@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from scoring.lei import funnel, services
 from scoring.models import Session
-from tests.conftest import make_session, record
+from tests.builders import make_session, record
 
 HX = {"HTTP_HX_REQUEST": "true"}
 

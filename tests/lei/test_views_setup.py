@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from scoring.models import ClubMembership, Player, Session
-from tests.conftest import make_club
+from tests.builders import make_club
 
 HX = {"HTTP_HX_REQUEST": "true"}
 

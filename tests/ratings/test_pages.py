@@ -16,7 +16,7 @@ from scoring.clubs import services as club_services
 from scoring.lei import services
 from scoring.models import ClubMembership, Player, Season
 from scoring.ratings.services import ratings_refresh
-from tests.conftest import make_session, standings_shown
+from tests.builders import make_session, standings_shown
 from tests.league.test_league import finish_order
 
 DAY = datetime.date(2026, 1, 5)

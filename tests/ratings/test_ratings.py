@@ -15,6 +15,7 @@ from scoring.models import Player, RatingSnapshot, Season, Session
 from scoring.ratings import selectors
 from scoring.ratings.history import rated_games, replay
 from scoring.ratings.services import ratings_fresh, ratings_refresh
+from tests.builders import play_rounds, record
 from tests.league.test_league import finish_order
 
 DAY = datetime.date(2026, 1, 5)
@@ -85,8 +86,6 @@ def test_games_are_rated_in_the_order_they_were_played_not_stored(club, people):
 
 
 def test_finishing_a_game_through_the_lei_rates_it(club, people, session):
-    from tests.conftest import play_rounds, record
-
     record(session, "penalty", "Dirk", points=20, reason="test")
     play_rounds(session, ["Anne"])
     for name in ["Bas", "Cees"]:
@@ -278,8 +277,6 @@ def test_a_game_played_before_the_rated_ones_is_rated_in_its_place(club, people)
 def finish(table: Session, rng: random.Random) -> None:
     """The table's game played to its end through the lei: its players go out in a random
     order (each a penalty and a round), each tap refreshing the ratings as the tablet's does."""
-    from tests.conftest import play_rounds, record
-
     names = list(table.seats.order_by("position").values_list("player__name", flat=True))
     rng.shuffle(names)
     *out, winner = names

@@ -13,7 +13,7 @@ from scoring.clubs import services as club_services
 from scoring.models import ClubMembership, Player, RatingSnapshot, RatingState
 from scoring.ratings.history import history_key
 from scoring.ratings.services import ratings_refresh
-from tests.conftest import admin_form_data
+from tests.builders import admin_form_data
 from tests.ratings.test_ratings import computed_afresh, play, stored
 
 

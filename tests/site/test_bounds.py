@@ -14,7 +14,7 @@ from scoring.engine.bounds import MAX_EVENTS, MAX_ROUNDS, POT_LIMIT, TOTAL_LIMIT
 from scoring.lei import services
 from scoring.lei.forms import SessionStartForm
 from scoring.models import ClubMembership, RoundScore
-from tests.conftest import make_session, record, tap
+from tests.builders import make_session, record, tap
 from tests.engine.test_engine_rules import ev, play, refusal, refused_at, session
 from tests.safety import projection_problems, row_counts
 

@@ -26,7 +26,7 @@ from django.urls import reverse
 from scoring import access
 from scoring.lei import services
 from scoring.models import ClubMembership, Season, new_scorer_token
-from tests.conftest import make_session, record
+from tests.builders import make_session, record
 from toepen_site.middleware import client_ip
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -18,7 +18,7 @@ from scoring.toernooi import checkin, finish, room_views
 from scoring.toernooi import results as tournament_results
 from scoring.toernooi import selectors as tournament_selectors
 from scoring.toernooi import services as tournaments
-from tests.conftest import record
+from tests.builders import record
 from tests.toernooi.test_tournament_views import (
     HX,
     NAMES,

@@ -26,7 +26,7 @@ from scoring.models import (
 from scoring.toernooi import checkin
 from scoring.toernooi import results as tournament_results
 from scoring.toernooi import services as tournaments
-from tests.conftest import make_club, new_key
+from tests.builders import make_club, new_key
 
 NAMES = [
     "Anne", "Bas", "Cees", "Dirk", "Eva", "Fien", "Gijs",

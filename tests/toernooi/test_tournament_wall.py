@@ -15,7 +15,7 @@ from django.utils import timezone
 from scoring.models import ClubMembership, Player, Series, Tournament
 from scoring.toernooi import checkin, results
 from scoring.toernooi import services as tournaments
-from tests.conftest import make_club
+from tests.builders import make_club
 from tests.toernooi.test_tournament_views import play_out
 
 NAMES = [
