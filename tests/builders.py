@@ -8,6 +8,7 @@ Tests import from here; fixtures (tests/conftest.py and each room's conftest.py)
 
 from __future__ import annotations
 
+import datetime
 import itertools
 import json
 from html.parser import HTMLParser
@@ -18,6 +19,9 @@ from django.urls import reverse
 
 from scoring.lei import services
 from scoring.models import Club, Session
+
+# The header HTMX sends with every request it makes: ``client.post(url, data, **HX)``.
+HX = {"HTTP_HX_REQUEST": "true"}
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "shared" / "rules-examples"
 PEOPLE = ["Anne", "Bas", "Cees", "Dirk", "Eva"]
@@ -82,7 +86,7 @@ def tap(
         "key": new_key() if key is None else key,
         **fields,
     }
-    headers = {"HTTP_HX_REQUEST": "true"} if htmx else {}
+    headers = HX if htmx else {}
     return client.post(reverse("session_event", args=[session.pk]), data, **headers)
 
 
@@ -147,3 +151,33 @@ def standings_shown(response) -> list[tuple[str, ...]]:
     table = _StandingsTable()
     table.feed(response.content.decode())
     return [tuple(" ".join(cell.split()) for cell in row) for row in table.rows]
+
+
+DAY = datetime.date(2026, 1, 5)
+
+
+def finish_order(order: list, *, rules: dict | None = None) -> dict:
+    """A session whose final order is ``order``: the first is the toepkoning, then second, ….
+
+    A tuple in ``order`` is players who share a place. Every round the toepkoning wins (so the
+    others alive score the stake of 1) and the next player(s) from the bottom take a penalty of
+    10, so they are out: the player in seat j of n (from 1) goes out in round n - j + 1 with
+    n - j + 1 + 10 strafpunten, after n - j + 1 rounds.
+    """
+    groups = [g if isinstance(g, tuple) else (g,) for g in order]
+    players = [p for g in groups for p in g]
+    rounds = [
+        {
+            "events": [
+                *({"type": "penalty", "player": p, "points": 10, "reason": "test"} for p in g),
+                {"type": "win", "player": players[0]},
+            ]
+        }
+        for g in reversed(groups[1:])
+    ]
+    return {
+        "format": "toepen/1",
+        "players": players,
+        "rules": {"armoede": False, **(rules or {})},
+        "rounds": rounds,
+    }

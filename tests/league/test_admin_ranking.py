@@ -13,7 +13,7 @@ from django.urls import reverse
 from scoring.league.standings import InvalidRanking, Ranking
 from scoring.models import ClubMembership, Season
 from tests.builders import admin_form_data
-from tests.league.test_league import play
+from tests.league.games import play
 
 BAD_RANKINGS = [
     [1, 2],

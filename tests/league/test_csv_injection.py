@@ -12,7 +12,8 @@ from django.urls import reverse
 from scoring.league.exports import csv_cell
 from scoring.lei import services
 from scoring.models import Player
-from tests.league.test_league import DAY, play
+from tests.builders import DAY
+from tests.league.games import play
 
 HOSTILE = [
     '=HYPERLINK("http://x.nl","klik")',

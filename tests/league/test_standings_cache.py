@@ -38,8 +38,8 @@ from scoring.models import (
     Season,
     Session,
 )
-from tests.builders import admin_form_data, make_club, record, standings_shown
-from tests.league.test_league import DAY, finish_order, play
+from tests.builders import DAY, admin_form_data, finish_order, make_club, record, standings_shown
+from tests.league.games import play
 
 on_postgresql = pytest.mark.skipif(
     connection.vendor != "postgresql",

@@ -18,8 +18,6 @@ from scoring.lei import tablet
 from scoring.models import ClubMembership, Session
 from tests.builders import record, tap
 
-HX = {"HTTP_HX_REQUEST": "true"}
-
 
 def prefixes(data):
     """The session file after each event (and each presence change) in turn."""

@@ -17,9 +17,8 @@ from django.urls import reverse
 from scoring.lei import services, taplimit
 from scoring.models import Club, ClubMembership, Session, TapAllowance
 from scoring.writes import Actor
-from tests.builders import make_session
+from tests.builders import HX, make_session
 
-HX = {"HTTP_HX_REQUEST": "true"}
 LINK = Actor(scorer_token=True)
 KEYS = itertools.count(1)
 

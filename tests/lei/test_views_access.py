@@ -11,8 +11,6 @@ from scoring.lei import seals
 from scoring.models import ClubMembership
 from tests.builders import make_club, make_session, tap
 
-HX = {"HTTP_HX_REQUEST": "true"}
-
 
 @pytest.fixture
 def member(club, user):

@@ -10,9 +10,8 @@ from django.urls import reverse
 from scoring import access
 from scoring.engine import replay
 from scoring.models import ClubMembership, Session
-from tests.builders import make_session, play_rounds, record, tap
-
-HX = {"HTTP_HX_REQUEST": "true"}
+from tests.builders import HX, make_session, play_rounds, record, tap
+from tests.lei.editor import edit_url, editor_data
 
 
 @pytest.fixture
@@ -324,26 +323,6 @@ def test_disabled_toep_says_why(scorer, club, people):
 
 
 # --- correcting a round ------------------------------------------------------------------
-
-
-def edit_url(session, number):
-    return reverse("round_edit", args=[session.pk, number])
-
-
-def editor_data(session, rows, key="edit-1"):
-    session.refresh_from_db()
-    data = {
-        "version": session.version,
-        "key": key,
-        "events-TOTAL_FORMS": str(len(rows)),
-        "events-INITIAL_FORMS": "0",
-        "events-MIN_NUM_FORMS": "0",
-        "events-MAX_NUM_FORMS": "1000",
-    }
-    for i, row in enumerate(rows):
-        for name, value in row.items():
-            data[f"events-{i}-{name}"] = value
-    return data
 
 
 def test_the_round_editor_shows_one_row_per_event(scorer, session):

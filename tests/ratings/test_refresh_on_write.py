@@ -14,7 +14,7 @@ from scoring.models import ClubMembership, Player, RatingSnapshot, RatingState
 from scoring.ratings.history import history_key
 from scoring.ratings.services import ratings_refresh
 from tests.builders import admin_form_data
-from tests.ratings.test_ratings import computed_afresh, play, stored
+from tests.ratings.games import computed_afresh, play, stored
 
 
 @pytest.fixture

@@ -13,10 +13,9 @@ from scoring.models import AuditEntry, ClubMembership, Player, TournamentEntry
 from scoring.toernooi import checkin, selectors
 from scoring.toernooi import results as tournament_results
 from scoring.toernooi import services as tournaments
-from tests.builders import make_club
+from tests.builders import HX, make_club
 from tests.toernooi.test_tournament_views import play_out
 
-HX = {"HTTP_HX_REQUEST": "true"}
 DAY = datetime.date(2026, 11, 27)
 
 

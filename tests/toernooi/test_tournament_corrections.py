@@ -22,10 +22,9 @@ from scoring.toernooi import checkin
 from scoring.toernooi import results as tournament_results
 from scoring.toernooi import services as tournaments
 from scoring.toernooi.selectors import tournament_standings
-from tests.builders import new_key, standings_shown
+from tests.builders import HX, new_key, standings_shown
 
 NAMES = ["Anne", "Bas", "Cees", "Dirk", "Eva", "Fien", "Gijs", "Hans"]
-HX = {"HTTP_HX_REQUEST": "true"}
 
 
 @pytest.fixture

@@ -26,13 +26,12 @@ from scoring.models import (
 from scoring.toernooi import checkin
 from scoring.toernooi import results as tournament_results
 from scoring.toernooi import services as tournaments
-from tests.builders import make_club, new_key
+from tests.builders import HX, make_club, new_key
 
 NAMES = [
     "Anne", "Bas", "Cees", "Dirk", "Eva", "Fien", "Gijs",
     "Hans", "Ilse", "Joop", "Kees", "Lies", "Mien",
 ]  # fmt: skip
-HX = {"HTTP_HX_REQUEST": "true"}
 
 
 @pytest.fixture

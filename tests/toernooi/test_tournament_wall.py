@@ -15,14 +15,13 @@ from django.utils import timezone
 from scoring.models import ClubMembership, Player, Series, Tournament
 from scoring.toernooi import checkin, results
 from scoring.toernooi import services as tournaments
-from tests.builders import make_club
+from tests.builders import HX, make_club
 from tests.toernooi.test_tournament_views import play_out
 
 NAMES = [
     "Wilhelmina van den Berg", "Bas", "Cees", "Dirk", "Eva", "Fien", "Gijs",
     "Hans", "Ilse", "Joop", "Kees", "Lies", "Mien",
 ]  # fmt: skip
-HX = {"HTTP_HX_REQUEST": "true"}
 
 
 @pytest.fixture
