@@ -181,3 +181,26 @@ def finish_order(order: list, *, rules: dict | None = None) -> dict:
         "rules": {"armoede": False, **(rules or {})},
         "rounds": rounds,
     }
+
+
+def correction(response, events: list[dict[str, Any]], **presence: Any) -> dict[str, Any]:
+    """The POST of the correction page: ``events`` as rows in this order, the page's version
+    and key, and the presence fields as given (``absent_0="drinks"``, ``join="Eva"``)."""
+    form = response.context["presence"]
+    data: dict[str, Any] = {
+        "events-TOTAL_FORMS": len(events),
+        "events-INITIAL_FORMS": 0,
+        "events-MIN_NUM_FORMS": 0,
+        "events-MAX_NUM_FORMS": 1000,
+        "version": form.initial["version"],
+        "key": form.initial["key"],
+        "join": "",
+    }
+    for i, event in enumerate(events):
+        row = {"ORDER": i + 1, **event}
+        for name, value in row.items():
+            if isinstance(value, bool):
+                value = {"jack": "on" if value else ""}.get(name, "true" if value else "false")
+            data[f"events-{i}-{name}"] = value
+    data.update(presence)
+    return data

@@ -9,8 +9,7 @@ from scoring.lei import services
 from scoring.models import ClubMembership, Session, Tournament
 from scoring.toernooi import checkin
 from scoring.toernooi import services as tournaments
-from tests.builders import admin_form_data, record
-from tests.clubs.test_admin import correction
+from tests.builders import admin_form_data, correction, record
 
 
 @pytest.fixture

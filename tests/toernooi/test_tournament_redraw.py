@@ -15,7 +15,7 @@ from django.urls import reverse
 
 from scoring.models import AuditEntry, ClubMembership, Player, Series, TableSeat, Tournament
 from scoring.toernooi import services as tournaments
-from tests.toernooi.test_tournament_views import NAMES, drawn, messages_of, state
+from tests.toernooi.tournaments import NAMES, drawn, messages_of, state
 
 TOLD = "Iemand anders heeft intussen opnieuw geloot"
 

@@ -16,7 +16,8 @@ from scoring.models import ClubMembership, Player, Series, Tournament
 from scoring.toernooi import checkin, results
 from scoring.toernooi import services as tournaments
 from tests.builders import HX, make_club
-from tests.toernooi.test_tournament_views import play_out
+from tests.csp import POLICY, directives, inline_parts
+from tests.toernooi.tournaments import play_out
 
 NAMES = [
     "Wilhelmina van den Berg", "Bas", "Cees", "Dirk", "Eva", "Fien", "Gijs",
@@ -342,8 +343,6 @@ def test_only_the_organiser_starts_or_stops_the_clock(client, club, members, dja
 
 
 def test_the_wall_and_the_clock_have_nothing_inline_for_the_policy(org, club, members):
-    from tests.site.test_security_headers import POLICY, directives, inline_parts
-
     club.standings_public = True
     club.save()
     tournament = timed(club)
