@@ -1,4 +1,5 @@
-"""Fixtures every room uses: a club, its five people, a season, a session, a user.
+"""Fixtures the rooms share: a club (public or not), its five people, a season, a session, a
+user, the club's admin and its organiser.
 
 The builders they call live in tests/builders.py (a conftest is never imported)."""
 
@@ -7,10 +8,10 @@ from __future__ import annotations
 import os
 
 import pytest
-from django.test import override_settings
+from django.test import Client, override_settings
 from hypothesis import settings as hypothesis_settings
 
-from scoring.models import Club, Player, Season, Session
+from scoring.models import Club, ClubMembership, Player, Season, Session
 from tests.builders import PEOPLE, make_club, make_session
 
 # CI explores the same examples on every run, so a red CI always means the same failure; a
@@ -72,3 +73,42 @@ def session(club, people) -> Session:
 @pytest.fixture
 def user(django_user_model):
     return django_user_model.objects.create_user(username="scorer", password="x")
+
+
+@pytest.fixture
+def public_club(club) -> Club:
+    """The club, with its standings, ratings and tournament pages open to the public."""
+    club.standings_public = True
+    club.save()
+    return club
+
+
+@pytest.fixture
+def club_admin(club, django_user_model):
+    """Annemiek: an admin of the club who opens the Django admin (staff), password ``x``."""
+    user = django_user_model.objects.create_user("annemiek", password="x", is_staff=True)
+    ClubMembership.objects.create(user=user, club=club, role="admin")
+    return user
+
+
+@pytest.fixture
+def club_admin_client(club_admin) -> Client:
+    """A browser of its own signed in as the club admin, beside the test's ``client``."""
+    admin = Client()
+    admin.force_login(club_admin)
+    return admin
+
+
+@pytest.fixture
+def organiser(club, django_user_model):
+    """The organisator: an admin of the club who runs its evenings and tournaments."""
+    user = django_user_model.objects.create_user("organisator", is_staff=True)
+    ClubMembership.objects.create(user=user, club=club, role="admin")
+    return user
+
+
+@pytest.fixture
+def org(client, organiser) -> Client:
+    """The test's ``client``, signed in as the organiser."""
+    client.force_login(organiser)
+    return client

@@ -17,13 +17,6 @@ from tests.builders import make_club
 SAME_NAME = "De club heeft al een speler met deze naam (zoals de lei namen vergelijkt)."
 
 
-@pytest.fixture
-def club_admin(club, django_user_model):
-    user = django_user_model.objects.create_user("annemiek", password="x", is_staff=True)
-    ClubMembership.objects.create(user=user, club=club, role="admin")
-    return user
-
-
 def name_errors(response) -> list[str]:
     assert response.status_code == 200
     return list(response.context["adminform"].form.errors.get("name", []))

@@ -20,13 +20,6 @@ EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
 
 
 @pytest.fixture
-def club_admin(club, django_user_model):
-    user = django_user_model.objects.create_user("annemiek", password="x", is_staff=True)
-    ClubMembership.objects.create(user=user, club=club, role="admin")
-    return user
-
-
-@pytest.fixture
 def admin_client(client, club_admin):
     client.force_login(club_admin)
     return client

@@ -25,13 +25,6 @@ HOSTILE = [
 ]
 
 
-@pytest.fixture
-def public_club(club):
-    club.standings_public = True
-    club.save()
-    return club
-
-
 def _rows(response) -> list[list[str]]:
     assert response.status_code == 200
     return list(csv.reader(io.StringIO(response.content.decode(), newline="")))

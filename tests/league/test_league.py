@@ -321,13 +321,6 @@ def test_head_to_head_and_league_points(season, people):
 # --- the pages -----------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def public_club(club):
-    club.standings_public = True
-    club.save()
-    return club
-
-
 def _pages(club, season, session, player):
     return [
         reverse("league_club", args=[club.slug]),

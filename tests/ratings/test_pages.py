@@ -21,13 +21,6 @@ APART = "\N{EN DASH}"  # the rank cell of a row listed apart
 
 
 @pytest.fixture
-def public_club(club):
-    club.standings_public = True
-    club.save()
-    return club
-
-
-@pytest.fixture
 def rated(public_club, people):
     """Anne asked for initials; Gijs is a guest; Hugo a guest a scorer link added, unconfirmed."""
     Player.objects.filter(name="Anne").update(public_initials=True)

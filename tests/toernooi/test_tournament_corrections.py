@@ -11,7 +11,6 @@ from scoring.lei import services
 from scoring.models import (
     AuditEntry,
     Club,
-    ClubMembership,
     Player,
     Series,
     Session,
@@ -25,19 +24,6 @@ from scoring.toernooi.selectors import tournament_standings
 from tests.builders import HX, new_key, standings_shown
 
 NAMES = ["Anne", "Bas", "Cees", "Dirk", "Eva", "Fien", "Gijs", "Hans"]
-
-
-@pytest.fixture
-def members(club) -> list[Player]:
-    return [Player.objects.create(club=club, name=name) for name in NAMES]
-
-
-@pytest.fixture
-def org(client, club, django_user_model):
-    user = django_user_model.objects.create_user("organisator", is_staff=True)
-    ClubMembership.objects.create(user=user, club=club, role="admin")
-    client.force_login(user)
-    return client
 
 
 @pytest.fixture

@@ -27,7 +27,6 @@ from scoring.toernooi import services as tournaments
 from tests.builders import HX, make_club, new_key
 from tests.csp import POLICY, directives, inline_parts
 from tests.toernooi.tournaments import (
-    NAMES,
     check_in,
     drawn,
     finished_series,
@@ -35,30 +34,6 @@ from tests.toernooi.tournaments import (
     play_out,
     state,
 )
-
-
-@pytest.fixture
-def organiser(club, django_user_model):
-    user = django_user_model.objects.create_user("organisator", is_staff=True)
-    ClubMembership.objects.create(user=user, club=club, role="admin")
-    return user
-
-
-@pytest.fixture
-def members(club) -> list[Player]:
-    return [Player.objects.create(club=club, name=name) for name in NAMES]
-
-
-@pytest.fixture
-def tournament(club) -> Tournament:
-    return tournaments.tournament_create(club=club, name="Wintertoernooi", series_count=2)
-
-
-@pytest.fixture
-def org(client, organiser):
-    client.force_login(organiser)
-    return client
-
 
 # --- creating -------------------------------------------------------------------------------
 

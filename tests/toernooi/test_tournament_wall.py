@@ -25,24 +25,6 @@ NAMES = [
 ]  # fmt: skip
 
 
-@pytest.fixture
-def organiser(club, django_user_model):
-    user = django_user_model.objects.create_user("organisator", is_staff=True)
-    ClubMembership.objects.create(user=user, club=club, role="admin")
-    return user
-
-
-@pytest.fixture
-def org(client, organiser):
-    client.force_login(organiser)
-    return client
-
-
-@pytest.fixture
-def members(club) -> list[Player]:
-    return [Player.objects.create(club=club, name=name) for name in NAMES]
-
-
 def timed(club, **fields) -> Tournament:
     """A tournament whose tables play until a time ("op een tijd")."""
     return tournaments.tournament_create(
