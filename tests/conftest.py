@@ -1,21 +1,23 @@
-"""A club and a few named people, and small helpers to make what tests need."""
+"""Fixtures the rooms share: a club (public or not), its five people, a season, a session, a
+user, the club's admin and its organiser.
+
+The builders they call live in tests/builders.py (a conftest is never imported)."""
 
 from __future__ import annotations
 
-import itertools
-import json
+import datetime
 import os
-from html.parser import HTMLParser
-from pathlib import Path
-from typing import Any
 
 import pytest
-from django.test import override_settings
-from django.urls import reverse
+from django.test import Client, override_settings
 from hypothesis import settings as hypothesis_settings
 
-from scoring.lei import services
-from scoring.models import Club, Player, Season, Session
+from scoring.models import Club, ClubMembership, Player, Season, Session
+from tests.builders import PEOPLE, make_club, make_session
+
+# The tablet's browser context and page (tests/browser/outbox.py), for the outbox's browser tests
+# in several modules: a module of fixtures is a plugin, so no test module imports another's.
+pytest_plugins = ["tests.browser.outbox"]
 
 # CI explores the same examples on every run, so a red CI always means the same failure; a
 # developer's run keeps exploring new ones (set HYPOTHESIS_PROFILE=ci to reproduce CI locally).
@@ -23,135 +25,6 @@ hypothesis_settings.register_profile("ci", derandomize=True, print_blob=True)
 hypothesis_settings.load_profile(
     os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "default")
 )
-
-EXAMPLES = Path(__file__).resolve().parents[2] / "shared" / "rules-examples"
-PEOPLE = ["Anne", "Bas", "Cees", "Dirk", "Eva"]
-
-_keys = itertools.count(1)
-
-
-def example_files() -> list[Path]:
-    """The worked examples of RULES.md §15, each with its ``.expected.json``."""
-    return sorted(p for p in EXAMPLES.glob("*.json") if not p.name.endswith(".expected.json"))
-
-
-def load_example(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
-    expected = path.with_name(path.name.removesuffix(".json") + ".expected.json")
-    return json.loads(path.read_text()), json.loads(expected.read_text())
-
-
-def make_club(name: str = "De Gouden Boer", slug: str = "gouden-boer", **fields: Any) -> Club:
-    return Club.objects.create(name=name, slug=slug, **fields)
-
-
-def make_session(club: Club, players: list[str] | None = None, **options: Any) -> Session:
-    return services.session_start(club=club, players=players or PEOPLE[:4], **options)
-
-
-def new_key() -> str:
-    return f"key-{next(_keys)}"
-
-
-def record(session: Session, event_type: str, player: str, **fields: Any):
-    """Record one event with a fresh key at the version the session shows."""
-    return services.session_record_event(
-        session=session,
-        event={"type": event_type, "player": player, **fields},
-        version=session.version,
-        key=new_key(),
-    )
-
-
-def tap(
-    client,
-    session: Session,
-    event_type: str,
-    player: str,
-    *,
-    key: str | None = None,
-    version: int | None = None,
-    htmx: bool = True,
-    **fields: Any,
-):
-    """One tap on the tablet, posted as the page posts it: at the version the session shows
-    (or ``version``, a stale tablet's), with a fresh key unless ``key`` names one, as HTMX
-    unless ``htmx=False`` (a browser without JavaScript).
-
-    ``tap(scorer, session, "penalty", "Anne", points="2", reason="gekeken")``
-    """
-    session.refresh_from_db()
-    data = {
-        "type": event_type,
-        "player": player,
-        "version": session.version if version is None else version,
-        "key": new_key() if key is None else key,
-        **fields,
-    }
-    headers = {"HTTP_HX_REQUEST": "true"} if htmx else {}
-    return client.post(reverse("session_event", args=[session.pk]), data, **headers)
-
-
-def play_rounds(session: Session, winners: list[str]) -> None:
-    """Rounds without a knock, each won by the next name in ``winners``."""
-    for winner in winners:
-        record(session, "win", winner)
-
-
-def admin_form_data(page) -> dict[str, Any]:
-    """What an admin change page posts back unchanged: its form and its inlines' forms."""
-    assert page.status_code == 200
-    forms = [page.context["adminform"].form]
-    for inline in page.context["inline_admin_formsets"]:
-        forms += [inline.formset.management_form, *inline.formset.forms]
-    data = {}
-    for form in forms:
-        for name, field in form.fields.items():
-            value = form[name].value()
-            data[form.add_prefix(name)] = "" if value is None else value
-            if field.show_hidden_initial:  # a field with a callable default, e.g. a date
-                data[form.add_initial_prefix(name)] = data[form.add_prefix(name)]
-    return data
-
-
-class _StandingsTable(HTMLParser):
-    """The body rows of the standings page, each as the texts of its cells: the players' rows
-    only (``data-player``), not the lines that open a part or list a player's sessions."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.rows: list[list[str]] = []
-        self._in_body = self._in_cell = self._in_row = False
-
-    def handle_starttag(self, tag: str, attrs: list) -> None:
-        if tag == "tbody":
-            self._in_body = True
-        elif self._in_body and tag == "tr":
-            self._in_row = any(name == "data-player" for name, _ in attrs)
-            if self._in_row:
-                self.rows.append([])
-        elif self._in_body and self._in_row and tag in ("td", "th"):
-            self.rows[-1].append("")
-            self._in_cell = True
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "tbody":
-            self._in_body = False
-        elif tag in ("td", "th"):
-            self._in_cell = False
-
-    def handle_data(self, data: str) -> None:
-        if self._in_cell:
-            self.rows[-1][-1] += data
-
-
-def standings_shown(response) -> list[tuple[str, ...]]:
-    """The standings as the page shows them: (rank, player, sessions, toepkoningen, average
-    place, points, rounds, rounds won, form) per row, as text. The player cell is the name,
-    then the toepkoning title and the deciding tie-breaker when the row has them."""
-    assert response.status_code == 200
-    table = _StandingsTable()
-    table.feed(response.content.decode())
-    return [tuple(" ".join(cell.split()) for cell in row) for row in table.rows]
 
 
 @pytest.fixture(scope="session")
@@ -205,3 +78,52 @@ def session(club, people) -> Session:
 @pytest.fixture
 def user(django_user_model):
     return django_user_model.objects.create_user(username="scorer", password="x")
+
+
+@pytest.fixture
+def public_club(club) -> Club:
+    """The club, with its standings, ratings and tournament pages open to the public."""
+    club.standings_public = True
+    club.save()
+    return club
+
+
+@pytest.fixture
+def club_admin(club, django_user_model):
+    """Annemiek: an admin of the club who opens the Django admin (staff), password ``x``."""
+    user = django_user_model.objects.create_user("annemiek", password="x", is_staff=True)
+    ClubMembership.objects.create(user=user, club=club, role="admin")
+    return user
+
+
+@pytest.fixture
+def club_admin_client(club_admin) -> Client:
+    """A browser of its own signed in as the club admin, beside the test's ``client``."""
+    admin = Client()
+    admin.force_login(club_admin)
+    return admin
+
+
+@pytest.fixture
+def organiser(club, django_user_model):
+    """The organisator: an admin of the club who runs its evenings and tournaments."""
+    user = django_user_model.objects.create_user("organisator", is_staff=True)
+    ClubMembership.objects.create(user=user, club=club, role="admin")
+    return user
+
+
+@pytest.fixture
+def org(client, organiser) -> Client:
+    """The test's ``client``, signed in as the organiser."""
+    client.force_login(organiser)
+    return client
+
+
+@pytest.fixture
+def clock(time_machine):
+    """A clock that stands still from the test's start until the test moves it on
+    (``clock.shift(2.2)``): time.time, datetime.now and so Django's timezone.now, the database
+    cache's expiry, signed tokens' max_age and django-axes' cool-off all read it. Waiting is then
+    a line, not seconds of the suite's time."""
+    time_machine.move_to(datetime.datetime.now(datetime.UTC), tick=False)
+    return time_machine

@@ -7,7 +7,7 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from scoring.models import ClubMembership
-from tests.conftest import make_club
+from tests.builders import make_club
 
 pytestmark = pytest.mark.browser
 

@@ -3,32 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.urls import reverse
 from playwright.sync_api import expect
 
-from scoring.lei import services
-from scoring.models import ClubMembership
-from tests.browser.test_tournament import login
-from tests.conftest import make_club, make_session, play_rounds
+from tests.browser.pages import SIZES, open_finished_game
 
 pytestmark = pytest.mark.browser
-
-SIZES = [(768, 1024), (1024, 768)]  # a tablet upright and on its side
-
-
-def open_finished_game(page, base_url: str, width: int, height: int) -> None:
-    """A scorer's tablet, at this size, on a game closed after three rounds, before anyone is
-    out (so the chart's line where a player is out is its top)."""
-    club = make_club()
-    user = get_user_model().objects.create_user("teller", password="een-lang-wachtwoord")
-    ClubMembership.objects.create(user=user, club=club, role="scorer")
-    session = make_session(club, players=["Anne", "Bas", "Cees", "Dirk"])
-    play_rounds(session, ["Anne", "Bas", "Anne"])
-    services.session_finish(session=session)
-    page.set_viewport_size({"width": width, "height": height})
-    login(page, base_url, "teller", "een-lang-wachtwoord")
-    page.goto(base_url + reverse("tablet", args=[session.pk]))
 
 
 @pytest.mark.parametrize("size", SIZES)

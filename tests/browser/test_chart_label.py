@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.test_akkoord_then_again import SIZES, open_finished_game
+from tests.browser.pages import SIZES, open_finished_game
 
 pytestmark = pytest.mark.browser
 

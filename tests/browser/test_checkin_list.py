@@ -14,7 +14,7 @@ from scoring.models import Club, ClubMembership, Player, TournamentEntry
 from scoring.toernooi import checkin
 from scoring.toernooi import services as tournaments
 from tests.browser.conftest import console_errors
-from tests.browser.test_tournament import LAPTOP, TABLET, login
+from tests.browser.pages import LAPTOP, TABLET, login
 
 pytestmark = pytest.mark.browser
 

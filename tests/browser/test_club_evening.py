@@ -14,8 +14,8 @@ from playwright.sync_api import expect
 
 from scoring.models import ClubMembership, Evening, Player, Season, Session
 from tests.browser.conftest import console_errors
-from tests.browser.test_tournament import PHONE, TABLET, login
-from tests.conftest import record
+from tests.browser.pages import PHONE, TABLET, login
+from tests.builders import record
 
 pytestmark = pytest.mark.browser
 

@@ -9,16 +9,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.test_outbox import (
-    button,
-    context,  # noqa: F401 (a fixture)
-    drained,
-    events,
-    make_table,
-    open_tablet,
-    tablet,  # noqa: F401 (a fixture)
-    tap,
-)
+from tests.browser.outbox import button, drained, events, make_table, open_tablet, tap
 
 pytestmark = pytest.mark.browser
 
@@ -38,8 +29,8 @@ def test_the_server_runs_as_deployed_and_serves_the_service_worker(page, base_ur
 
 
 def test_a_tablet_page_reloaded_offline_shows_the_last_lei_and_its_outbox(
-    tablet,  # noqa: F811
-    context,  # noqa: F811
+    tablet,
+    context,
     base_url,
     screenshot_dir,
 ):

@@ -6,11 +6,9 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.test_outbox import button, context, drained, events, make_table, open_tablet
+from tests.browser.outbox import button, drained, events, make_table, open_tablet
 
 pytestmark = pytest.mark.browser
-
-__all__ = ["context"]  # the fixture, shared with the outbox's tests
 
 
 @pytest.fixture

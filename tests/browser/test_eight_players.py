@@ -25,7 +25,7 @@ from tests.browser.layout import (
     tap_offline,
     unreachable,
 )
-from tests.browser.test_screens import contrast_problems
+from tests.browser.pages import contrast_problems
 
 pytestmark = pytest.mark.browser
 

@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 from scoring.lei import services
 from scoring.models import Club, Session
-from tests.conftest import record
+from tests.builders import record
 
 pytestmark = pytest.mark.browser
 

@@ -3,7 +3,7 @@ them, in a real browser on a phone."""
 
 import pytest
 
-from tests.conftest import make_club
+from tests.builders import make_club
 
 pytestmark = pytest.mark.browser
 

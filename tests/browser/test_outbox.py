@@ -14,92 +14,23 @@ from playwright.sync_api import expect
 
 from scoring.engine import replay
 from scoring.lei import seals, services
-from scoring.models import Club, Session
 from tests.browser.conftest import TABLET, console_errors
-from tests.conftest import make_session, record
+from tests.browser.outbox import (
+    CACHED,
+    KEPT_LEI,
+    PLAYERS,
+    ROUND,
+    ROUND_TAPS,
+    button,
+    drained,
+    events,
+    make_table,
+    open_tablet,
+    tap,
+)
+from tests.builders import record
 
 pytestmark = pytest.mark.browser
-
-PLAYERS = ["Anne", "Bas", "Cees", "Dirk"]
-# Chromium, and htmx for its own requests, say in the console when a request fails; here
-# that is the point of the test.
-# htmx logs a refused form (403: the login ran out) as an error; the tablet says it itself.
-NETWORK = re.compile(
-    r"Failed to load resource|net::ERR_|^htmx:(sendError|afterRequest)"
-    r"|^Response Status Error Code 403 "
-)
-
-
-@pytest.fixture
-def context(browser):
-    context = browser.new_context(viewport=TABLET, locale="nl-NL")
-    context.set_default_timeout(15_000)
-    errors = console_errors(context)
-    yield context
-    context.close()
-    assert [e for e in errors if not NETWORK.search(e)] == []
-
-
-@pytest.fixture
-def tablet(context):
-    return context.new_page()
-
-
-def make_table(**options) -> Session:
-    club = Club.objects.create(name="De Gouden Boer", slug="gouden-boer")
-    return make_session(club, PLAYERS, **options)
-
-
-def open_tablet(page, base_url: str, session: Session) -> None:
-    """Open the tablet by its scorer link and wait until the service worker keeps the page."""
-    page.goto(f"{base_url}/tafel/{session.scorer_token}/")
-    page.wait_for_selector("#round[data-version]")
-    kept = (
-        "navigator.serviceWorker.ready.then(() => caches.open('lei-tablet-v1'))"
-        ".then((c) => c.match(location.pathname)).then(Boolean)"
-    )
-    for _ in range(100):  # evaluate() waits for the promise; wait_for_function would not
-        if page.evaluate(kept):
-            return
-        page.wait_for_timeout(100)
-    raise AssertionError("the service worker did not keep the tablet page")
-
-
-def button(page, name: str):
-    return page.get_by_role("button", name=name, exact=True)
-
-
-def tap(page, name: str) -> None:
-    """Tap once, as a scorer does: after a round's result has had its moment (lei.js ignores
-    taps during it, on purpose); checks that the tablet took the tap."""
-    page.wait_for_selector("#panel:not(.is-settling)", state="attached")
-    taken = int(page.evaluate("document.documentElement.dataset.tapsTaken || 0"))
-    button(page, name).click()
-    expect(page.locator("html")).to_have_attribute("data-taps-taken", str(taken + 1))
-
-
-def events(session: Session) -> list[tuple]:
-    """The server's log: every event of every round, in order, as (type, player[, jack])."""
-    session.refresh_from_db()
-    log = []
-    for round_ in session.rounds.order_by("number"):
-        for event in round_.events:
-            entry = (event["type"], event.get("player"))
-            log.append((*entry, "boer") if event.get("jack") else entry)
-    return log
-
-
-def drained(page) -> None:
-    """The outbox is empty and the tablet says nothing about it: no strip, no banner."""
-    expect(page.locator("html")).to_have_attribute("data-taps-waiting", "0")
-    expect(page.locator("#outbox")).to_be_hidden()
-    expect(page.locator("html")).not_to_have_attribute("data-outbox-state", re.compile(".*"))
-    expect(page.locator("#refusal, #stale")).to_have_count(0)  # read, dropped or sent again
-    assert page.evaluate("document.querySelectorAll('.outbox__tap').length") == 0
-
-
-ROUND = [("knock", "Bas"), ("fold", "Cees"), ("fold", "Dirk"), ("stay", "Anne")]
-ROUND_TAPS = ["Toep: Bas", "Weg: Cees", "Weg: Dirk", "Mee: Anne"]
 
 
 def win_with_a_jack(page, name: str) -> None:
@@ -300,19 +231,6 @@ def test_try_again_sends_a_refused_tap_once_more_after_the_lei_changed(
     button(tablet, "probeer opnieuw").click()  # Bas knocks again over Cees: the scorer's call
     drained(tablet)
     assert events(session) == [("knock", "Cees"), ("knock", "Bas")]
-
-
-CACHED = """async () => {
-  const copies = await caches.open('lei-tablet-v1');
-  return (await copies.keys()).map((request) => new URL(request.url).pathname);
-}"""
-KEPT_LEI = """() => new Promise((resolve) => {
-  const open = indexedDB.open('lei-tablet', 1);
-  open.onsuccess = () => {
-    const read = open.result.transaction('lei').objectStore('lei').count();
-    read.onsuccess = () => resolve(read.result);
-  };
-})"""
 
 
 def test_the_worker_keeps_no_secret_link_and_signing_out_drops_what_it_kept(

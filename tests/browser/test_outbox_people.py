@@ -12,18 +12,8 @@ import pytest
 from playwright.sync_api import Error, expect
 
 from scoring.models import Club
-from tests.browser.test_outbox import (
-    CACHED,
-    KEPT_LEI,
-    button,
-    context,  # noqa: F401 (a fixture)
-    drained,
-    events,
-    make_table,
-    tablet,  # noqa: F401 (a fixture)
-    tap,
-)
-from tests.conftest import make_session
+from tests.browser.outbox import CACHED, KEPT_LEI, button, drained, events, make_table, tap
+from tests.builders import make_session
 
 pytestmark = pytest.mark.browser
 
@@ -67,8 +57,8 @@ def open_tablet(page, base_url: str, session) -> None:
 
 
 def test_taps_wait_through_a_lost_login_and_are_sent_in_order_after_logging_in_again(
-    tablet,  # noqa: F811
-    context,  # noqa: F811
+    tablet,
+    context,
     base_url,
     django_user_model,
     screenshot_dir,
@@ -100,8 +90,8 @@ def test_taps_wait_through_a_lost_login_and_are_sent_in_order_after_logging_in_a
 
 
 def test_taps_wait_through_a_login_ending_and_go_after_signing_in_in_another_tab(
-    tablet,  # noqa: F811
-    context,  # noqa: F811
+    tablet,
+    context,
     base_url,
     django_user_model,
 ):
@@ -131,8 +121,8 @@ def test_taps_wait_through_a_login_ending_and_go_after_signing_in_in_another_tab
 @pytest.mark.parametrize("where", ["site", "admin"])
 def test_signing_out_on_purpose_throws_the_waiting_taps_away_and_says_so(
     where,
-    tablet,  # noqa: F811
-    context,  # noqa: F811
+    tablet,
+    context,
     base_url,
     django_user_model,
     screenshot_dir,
@@ -177,8 +167,8 @@ def test_signing_out_on_purpose_throws_the_waiting_taps_away_and_says_so(
 
 
 def test_another_person_on_the_same_browser_sees_and_sends_nothing_of_the_first(
-    tablet,  # noqa: F811
-    context,  # noqa: F811
+    tablet,
+    context,
     base_url,
     django_user_model,
 ):

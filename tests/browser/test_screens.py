@@ -23,11 +23,11 @@ from scoring.days import evening_day
 from scoring.lei import services
 from scoring.models import Club, ClubMembership, Season, Session
 from tests.browser.conftest import console_errors
-from tests.conftest import record
+from tests.browser.pages import contrast_problems
+from tests.builders import record
 
 pytestmark = pytest.mark.browser
 
-AXE = Path(__file__).resolve().parent / "vendor" / "axe.min.js"
 LONG = "Maximiliaan van Oldenbarnevelt"  # a name longer than any column: shortened, not cut
 EIGHT = ["Anne", "Bas", "Cees", "Dirk", "Eva", "Femke", "Gijs", LONG]
 SIZES = {
@@ -121,21 +121,6 @@ def clipped_names(page, selector: str) -> list[str]:
             .map(e => e.textContent.trim())""",
         selector,
     )
-
-
-def contrast_problems(page) -> list[str]:
-    page.add_script_tag(path=str(AXE))
-    violations = page.evaluate(
-        """async () => (await axe.run(document, {
-            runOnly: {type: "rule", values: ["color-contrast"]},
-            resultTypes: ["violations"],
-        })).violations"""
-    )
-    return [
-        f"{node['target']}: {node['failureSummary']}"
-        for violation in violations
-        for node in violation["nodes"]
-    ]
 
 
 def shoot(page, screenshot_dir: Path, name: str) -> None:

@@ -14,7 +14,7 @@ import pytest
 from django.urls import reverse
 
 from scoring.models import ClubMembership
-from tests.conftest import make_club, make_session, record
+from tests.builders import make_club, make_session, record
 
 pytestmark = pytest.mark.browser
 

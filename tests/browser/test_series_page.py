@@ -7,8 +7,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from scoring.models import ClubMembership
-from tests.browser.test_tournament import LAPTOP, TABLET, login
-from tests.browser.test_tournament_tv import evening
+from tests.browser.pages import LAPTOP, TABLET, evening, login
 
 pytestmark = pytest.mark.browser
 

@@ -19,7 +19,7 @@ from tests.browser.layout import (
     targets,
     unreachable,
 )
-from tests.conftest import record
+from tests.builders import record
 
 pytestmark = pytest.mark.browser
 

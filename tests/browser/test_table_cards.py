@@ -23,7 +23,7 @@ from scoring.models import Club, ClubMembership, Player
 from scoring.toernooi import checkin
 from scoring.toernooi import services as tournaments
 from tests.browser.conftest import console_errors
-from tests.browser.test_tournament import TABLET, login
+from tests.browser.pages import TABLET, login
 
 pytestmark = pytest.mark.browser
 

@@ -10,16 +10,7 @@ import statistics
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.test_outbox import (
-    ROUND,
-    ROUND_TAPS,
-    button,
-    drained,
-    events,
-    make_table,
-    open_tablet,
-)
-from tests.browser.test_outbox import context as context  # the fixture, with its console check
+from tests.browser.outbox import ROUND, ROUND_TAPS, button, drained, events, make_table, open_tablet
 
 pytestmark = pytest.mark.browser
 

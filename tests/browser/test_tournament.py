@@ -23,43 +23,17 @@ import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
-from scoring.lei import services
 from scoring.models import Club, ClubMembership, Player, Session, Tournament
 from scoring.toernooi import checkin
 from scoring.toernooi import results as tournament_results
 from scoring.toernooi import services as tournaments
 from tests.browser.conftest import console_errors
-from tests.conftest import new_key
+from tests.browser.pages import LAPTOP, PHONE, TABLET, TV, login, play_out
 
 pytestmark = pytest.mark.browser
 
 MEMBERS = ["Anne", "Bas", "Cees", "Dirk", "Eva", "Fien", "Gijs", "Hans", "Ilse", "Joop", "Kees"]
 GUESTS = ["Wim de Wit", "Zoë"]
-LAPTOP = {"width": 1280, "height": 800}
-TABLET = {"width": 768, "height": 1024}
-TV = {"width": 1920, "height": 1080}
-PHONE = {"width": 375, "height": 812}
-
-
-def login(page, base_url: str, username: str, password: str) -> None:
-    page.goto(base_url + "/inloggen/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", password)
-    page.get_by_role("button", name="Inloggen", exact=True).click()
-    page.wait_for_url(base_url + "/")
-
-
-def play_out(session: Session) -> None:
-    session.refresh_from_db()
-    winner = session.seats.select_related("player").first().player.name
-    while session.status == Session.Status.RUNNING:
-        services.session_record_event(
-            session=session,
-            event={"type": "win", "player": winner},
-            version=session.version,
-            key=new_key(),
-        )
-        session.refresh_from_db()
 
 
 def fits_without_scrolling(page) -> bool:

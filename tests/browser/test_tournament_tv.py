@@ -11,32 +11,19 @@ Screenshots land in test-artifacts/screenshots/ (toernooi-tv-*.png, toernooi-fin
 
 from __future__ import annotations
 
-import datetime
-import itertools
-import random
-
 import pytest
 from playwright.sync_api import expect
 
-from scoring.models import Club, Player, Tournament
-from scoring.toernooi import checkin, clock
+from scoring.models import Tournament
 from scoring.toernooi import results as tournament_results
 from scoring.toernooi import selectors as tournament_selectors
 from scoring.toernooi import services as tournaments
 from tests.browser.conftest import console_errors
-from tests.browser.test_tournament import LAPTOP, PHONE, TV, play_out
-from tests.conftest import play_rounds
+from tests.browser.pages import LAPTOP, PHONE, TV, evening, play_out
+from tests.builders import play_rounds
 
 pytestmark = pytest.mark.browser
 
-FIRST = ["Wilhelmina", "Anne-Marie", "Cornelis", "Evelien", "Gijsbert", "Dirk-Jan", "Fien", "Bas"]
-LAST = [
-    "van den Berg", "Schimmelpenninck", "ter Horst", "Groot-Wassink", "van Oldenbarnevelt",
-    "de Vries", "Hoogeveen", "van der Velde-Smits", "Zoetemelk", "Brouwer", "Dekker", "Bakker",
-    "van Kooten",
-]  # fmt: skip
-SUFFIX = ["-Hoogendoorn", "-Kuipers", "-Jansen"]
-LONGEST = 40  # a player's name is at most this long (scoring/names.py)
 
 # Every box of the board that has a size, as [left, top, right, bottom]; the names' and the
 # numbers' boxes; and the names whose text is wider than their box without an ellipsis.
@@ -78,44 +65,6 @@ MEASURE = """() => {
   return {outside, overlaps, spilled, clipped, heads, cut, names: names.length,
           numbers: numbers.length};
 }"""
-
-
-def long_names(count: int) -> list[str]:
-    triples = itertools.product(SUFFIX, LAST, FIRST)
-    names = (f"{first} {last}{suffix}" for suffix, last, first in triples)
-    return list(itertools.islice((n for n in names if len(n) <= LONGEST), count))
-
-
-def evening(count: int, *, end_mode: str = Tournament.EndMode.TOEPKONING) -> Tournament:
-    """A club of ``count`` players with long names: series 1 played and closed, series 2
-    drawn (at a time: started, with the round timer running)."""
-    club = Club.objects.create(name="De Gouden Boer", slug="gouden-boer", standings_public=True)
-    players = [Player.objects.create(club=club, name=name) for name in long_names(count)]
-    timed = end_mode == Tournament.EndMode.TIME
-    tournament = tournaments.tournament_create(
-        club=club,
-        name="Het grote Wilhelmina van den Berg-Hoogendoorn-toernooi van de Gouden Boer",
-        series_count=3,
-        end_mode=end_mode,
-        end_time=datetime.time(22, 30) if timed else None,
-    )
-    checkin.tournament_check_in(tournament=tournament, players=players)
-    first = tournaments.series_draw(tournament=tournament, expected_number=1, seed=4)
-    tournaments.series_start(series=first)
-    rng = random.Random(count)
-    for table in first.tables.select_related("session"):
-        if timed:
-            session = table.session
-            names = [s.player.name for s in session.seats.select_related("player")]
-            play_rounds(session, [rng.choice(names) for _ in range(3)])
-        else:
-            play_out(table.session)
-    tournament_results.series_finish(series=first)
-    second = tournaments.series_draw(tournament=tournament, expected_number=2, seed=5)
-    if timed:
-        tournaments.series_start(series=second)
-        clock.series_clock_start(series=second, minutes=45)
-    return tournament
 
 
 def check_every_page(tv, url: str, shot: str, screenshot_dir) -> int:

@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import TABLET, console_errors
-from tests.browser.test_outbox import NETWORK, button, drained, events, make_table, open_tablet, tap
+from tests.browser.outbox import NETWORK, button, drained, events, make_table, open_tablet, tap
 
 pytestmark = pytest.mark.browser
 

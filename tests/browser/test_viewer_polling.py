@@ -17,7 +17,7 @@ from playwright.sync_api import expect
 
 from scoring import access
 from tests.browser.conftest import console_errors
-from tests.conftest import record
+from tests.builders import record
 
 pytestmark = pytest.mark.browser
 

@@ -12,13 +12,7 @@ from playwright.sync_api import expect
 
 from scoring import access
 from tests.browser.conftest import console_errors
-from tests.browser.test_outbox import (
-    context,  # noqa: F401 (a fixture)
-    make_table,
-    open_tablet,
-    tablet,  # noqa: F401 (a fixture)
-    tap,
-)
+from tests.browser.outbox import make_table, open_tablet, tap
 
 pytestmark = pytest.mark.browser
 
@@ -26,7 +20,7 @@ pytestmark = pytest.mark.browser
 def test_a_viewer_page_is_pushed_a_tap_and_does_not_poll(
     page,
     push_url,
-    tablet,  # noqa: F811
+    tablet,
     base_url,
 ):
     session = make_table()
@@ -69,7 +63,7 @@ def until(page, condition, seconds: float = 15) -> None:
 def test_a_viewer_whose_stream_fails_says_so_polls_and_takes_the_stream_back(
     browser,
     push_url,
-    tablet,  # noqa: F811
+    tablet,
     base_url,
     screenshot_dir,
 ):

@@ -17,7 +17,7 @@ from scoring.models import Club, ClubMembership, Player, Series, Tournament
 from scoring.toernooi import checkin, clock
 from scoring.toernooi import services as tournaments
 from tests.browser.conftest import console_errors
-from tests.browser.test_tournament import TABLET, TV, login
+from tests.browser.pages import TABLET, TV, login
 
 pytestmark = pytest.mark.browser
 

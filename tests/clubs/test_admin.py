@@ -6,8 +6,6 @@ no Django permissions at all), and the services underneath, no mocks.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -18,16 +16,9 @@ from scoring.engine import MESSAGES, Refusal
 from scoring.lei import seals, services
 from scoring.lei.admin_forms import SessionForm
 from scoring.models import AuditEntry, ClubMembership, Player, RoundScore, Seat, Session
-from tests.conftest import admin_form_data, make_session, record
+from tests.builders import admin_form_data, correction, make_session, record
 
 EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
-
-
-@pytest.fixture
-def club_admin(club, django_user_model):
-    user = django_user_model.objects.create_user("annemiek", password="x", is_staff=True)
-    ClubMembership.objects.create(user=user, club=club, role="admin")
-    return user
 
 
 @pytest.fixture
@@ -108,29 +99,6 @@ def test_merge_asks_for_exactly_two_players(admin_client, people):
 
 
 # --- correcting a round --------------------------------------------------------------------
-
-
-def correction(response, events: list[dict[str, Any]], **presence: Any) -> dict[str, Any]:
-    """The POST of the correction page: ``events`` as rows in this order, the page's version
-    and key, and the presence fields as given (``absent_0="drinks"``, ``join="Eva"``)."""
-    form = response.context["presence"]
-    data: dict[str, Any] = {
-        "events-TOTAL_FORMS": len(events),
-        "events-INITIAL_FORMS": 0,
-        "events-MIN_NUM_FORMS": 0,
-        "events-MAX_NUM_FORMS": 1000,
-        "version": form.initial["version"],
-        "key": form.initial["key"],
-        "join": "",
-    }
-    for i, event in enumerate(events):
-        row = {"ORDER": i + 1, **event}
-        for name, value in row.items():
-            if isinstance(value, bool):
-                value = {"jack": "on" if value else ""}.get(name, "true" if value else "false")
-            data[f"events-{i}-{name}"] = value
-    data.update(presence)
-    return data
 
 
 @pytest.fixture

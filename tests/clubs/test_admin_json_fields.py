@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 
 from scoring.models import Club, ClubMembership, Season, Tournament
-from tests.conftest import admin_form_data
+from tests.builders import admin_form_data
 
 # Each was a 500 (finding 4): RecursionError, ValueError of Python's integer reader, the not
 # null constraint, or a lone surrogate that the page drawing the error could not encode.

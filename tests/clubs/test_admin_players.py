@@ -12,16 +12,9 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 
 from scoring.models import ClubMembership, Player
-from tests.conftest import make_club
+from tests.builders import make_club
 
 SAME_NAME = "De club heeft al een speler met deze naam (zoals de lei namen vergelijkt)."
-
-
-@pytest.fixture
-def club_admin(club, django_user_model):
-    user = django_user_model.objects.create_user("annemiek", password="x", is_staff=True)
-    ClubMembership.objects.create(user=user, club=club, role="admin")
-    return user
 
 
 def name_errors(response) -> list[str]:

@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from scoring.models import ClubMembership
-from tests.conftest import admin_form_data, make_club
+from tests.builders import admin_form_data, make_club
 
 
 def _club_with_members(django_user_model, members: int, slug: str, *, superuser: bool = False):

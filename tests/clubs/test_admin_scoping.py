@@ -17,13 +17,13 @@ from django.contrib import admin
 from django.contrib.auth.models import Group
 from django.test import RequestFactory
 from django.urls import URLPattern, reverse
-from scoring.admin_base import ClubScopedAdmin
 
+from scoring.admin_base import ClubScopedAdmin
 from scoring.lei import services
 from scoring.models import Club, ClubInvitation, ClubMembership, Player, Season, Session
 from scoring.toernooi import checkin
 from scoring.toernooi import services as tournaments
-from tests.conftest import make_club, record
+from tests.builders import make_club, record
 
 MARK = "Bravo"  # every name of club B holds it; nothing of club A does
 

@@ -21,7 +21,7 @@ from scoring.models import (
     Session,
     SessionResult,
 )
-from tests.conftest import example_files, load_example, make_club, new_key, play_rounds, record
+from tests.builders import example_files, load_example, make_club, new_key, play_rounds, record
 
 
 def run(*args, stdin: str | None = None, monkeypatch=None) -> str:

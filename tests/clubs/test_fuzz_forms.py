@@ -29,7 +29,7 @@ from scoring.lei import services
 from scoring.lei.admin_forms import EventFormSet, PresenceForm
 from scoring.lei.forms import MAX_SEATS
 from scoring.models import ClubMembership, Round, Season, Session
-from tests.conftest import make_club
+from tests.builders import make_club
 from tests.safety import FUZZ, note, projection_problems, row_counts
 
 ODD_TEXT = st.one_of(

@@ -14,16 +14,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from scoring.models import AuditEntry, ClubInvitation, ClubMembership, Player
-from tests.conftest import admin_form_data, make_club
+from tests.builders import admin_form_data, make_club
 
 EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
-
-
-@pytest.fixture
-def club_admin(club, django_user_model):
-    user = django_user_model.objects.create_user("annemiek", password="x", is_staff=True)
-    ClubMembership.objects.create(user=user, club=club, role="admin")
-    return user
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from scoring import names
 from scoring.clubs.services import PlayerNameClash, club_players
 from scoring.lei import services
 from scoring.models import ClubMembership, Player, Session
-from tests.conftest import play_rounds, standings_shown
+from tests.builders import play_rounds, standings_shown
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ Players are A, B, C and D, seated clockwise, ``max_points`` 10 unless a test say
 
 from __future__ import annotations
 
-from tests.engine.test_engine_rules import ev, play, row, totals, view
+from tests.engine.sessionfile import ev, play, row, totals, view
 
 TEAMS = {"Noord": ["A", "C"], "Oost": ["B", "D"]}
 

@@ -1,13 +1,12 @@
 """Every worked example of RULES.md §15, as a file in ../shared/rules-examples/, is a test."""
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from scoring.engine import Refusal, replay
+from tests.engine.commands import replay_command
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT.parent / "shared" / "rules-examples"
@@ -37,13 +36,7 @@ def test_engine_gives_the_expected_result(path):
 @pytest.mark.parametrize("path", CASES, ids=lambda p: p.stem)
 def test_replay_command_prints_the_expected_json(path):
     expected = expected_for(path)
-    run = subprocess.run(
-        [sys.executable, "manage.py", "replay", str(path), "--json"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    run = replay_command(str(path), "--json")
     if "refused" in expected:
         assert run.returncode == 1
         assert run.stdout == ""

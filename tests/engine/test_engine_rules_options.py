@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.engine.test_engine_rules import ev, play, refusal, refused_at, row, totals, view
+from tests.engine.sessionfile import ev, play, refusal, refused_at, row, totals, view
 
 # --- §4 armoede -------------------------------------------------------------------------------
 

@@ -7,16 +7,7 @@ from __future__ import annotations
 import pytest
 
 from scoring.engine import DEFAULT_RULES, PRESETS, Refusal, replay, resolve_rules
-from tests.engine.test_engine_rules import (
-    ev,
-    play,
-    refusal,
-    refused_at,
-    row,
-    session,
-    totals,
-    view,
-)
+from tests.engine.sessionfile import ev, play, refusal, refused_at, row, session, totals, view
 
 NO_KNOCK_A_WINS = [ev("win", "A")]
 

@@ -1,4 +1,8 @@
-"""`manage.py replay`: the lei in the terminal, JSON, standard input, and bad files."""
+"""`manage.py replay`: the lei in the terminal, JSON, standard input, and bad files.
+
+Run through ``call_command`` (tests/engine/commands.py); two tests run the real command line in a
+process of its own, since there the process is what is tested: a session on standard input
+answered as JSON on standard output, and a refusal as exit status 1 with one line on stderr."""
 
 import io
 import json
@@ -9,11 +13,14 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
+from tests.engine.commands import replay_command
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT.parent / "shared" / "rules-examples"
 
 
-def run_replay(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+def run_replay_process(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    """The real ``python manage.py replay``, in a process of its own."""
     return subprocess.run(
         [sys.executable, "manage.py", "replay", *args],
         cwd=ROOT,
@@ -52,7 +59,7 @@ def test_lei_shows_players_as_columns_rounds_as_rows_and_the_toepkoning():
 def test_lei_crowns_the_toepkoning_and_marks_a_boer_win(tmp_path):
     path = tmp_path / "s.json"
     path.write_text(json.dumps(finished_session()))
-    run = run_replay(str(path))
+    run = replay_command(str(path))
     assert run.returncode == 0, run.stderr
     assert "Toepkoning: Anne" in run.stdout
     assert "4+" in run.stdout  # Anne's total after her boer win, with the boer mark
@@ -60,7 +67,7 @@ def test_lei_crowns_the_toepkoning_and_marks_a_boer_win(tmp_path):
 
 
 def test_json_from_standard_input():
-    run = run_replay("-", "--json", stdin=json.dumps(finished_session()))
+    run = run_replay_process("-", "--json", stdin=json.dumps(finished_session()))
     assert run.returncode == 0, run.stderr
     result = json.loads(run.stdout)
     assert result["finished"] is True
@@ -72,7 +79,7 @@ def test_json_from_standard_input():
 def test_refused_session_exits_1_with_one_line_on_stderr():
     data = finished_session()
     data["rounds"][0]["events"].insert(0, {"type": "fold", "player": "Bas"})
-    run = run_replay("-", "--json", stdin=json.dumps(data))
+    run = run_replay_process("-", "--json", stdin=json.dumps(data))
     assert run.returncode == 1
     assert run.stderr.strip() == "round 1, event 1: Bas has no raise to answer"
 
@@ -86,7 +93,7 @@ def test_refused_session_exits_1_with_one_line_on_stderr():
     ],
 )
 def test_a_file_that_is_not_a_session_says_so(text, message):
-    run = run_replay("-", "--json", stdin=text)
+    run = replay_command("-", "--json", stdin=text)
     assert run.returncode == 1
     assert message in run.stderr
     assert "Traceback" not in run.stderr
@@ -101,10 +108,10 @@ def test_replay_shows_a_session_exported_mid_round_so_far_instead_of_refusing_it
     data = finished_session()
     data["rounds"].append({"events": [{"type": "knock", "player": "Anne"}]})
     data["start"] = {"Anne": 0, "Bas": 0}
-    run = run_replay("-", stdin=json.dumps(data))
+    run = replay_command("-", stdin=json.dumps(data))
     assert run.returncode == 0, run.stderr
     assert run.stdout.rstrip().endswith("Nog bezig.")
-    as_json = run_replay("-", "--json", stdin=json.dumps(data))
+    as_json = replay_command("-", "--json", stdin=json.dumps(data))
     assert as_json.returncode == 0, as_json.stderr
     result = json.loads(as_json.stdout)
     assert result["finished"] is False
@@ -119,7 +126,7 @@ def test_replay_shows_a_session_exported_mid_round_so_far_instead_of_refusing_it
     ],
 )
 def test_a_hostile_file_is_a_message_not_a_traceback(stdin, message):
-    run = run_replay("-", stdin=stdin)
+    run = replay_command("-", stdin=stdin)
     assert run.returncode == 1
     assert message in run.stderr
     assert "Traceback" not in run.stderr
@@ -128,6 +135,6 @@ def test_a_hostile_file_is_a_message_not_a_traceback(stdin, message):
 def test_a_file_that_is_not_utf8_says_so(tmp_path):
     path = tmp_path / "latin1.json"
     path.write_bytes(b'{"format": "toepen/1", "players": ["B\xe9s", "Anne"]}')
-    run = run_replay(str(path))
+    run = replay_command(str(path))
     assert run.returncode == 1
     assert "not UTF-8 text" in run.stderr

@@ -16,7 +16,7 @@ from scoring.days import evening_day
 from scoring.evening import services
 from scoring.lei import services as lei_services
 from scoring.models import ClubMembership, Evening, Season
-from tests.conftest import PEOPLE
+from tests.builders import PEOPLE
 
 AMSTERDAM = ZoneInfo("Europe/Amsterdam")
 FRIDAY = datetime.date(2026, 11, 27)

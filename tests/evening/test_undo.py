@@ -23,7 +23,7 @@ from scoring.models import (
     Session,
 )
 from scoring.toernooi import services as tournaments
-from tests.conftest import make_club, new_key
+from tests.builders import make_club, new_key
 
 NAMES = ["Anne", "Bas", "Cees", "Dirk", "Eva", "Fenna", "Gijs", "Hanna"]
 
@@ -34,14 +34,6 @@ def evening(club):
     for name in NAMES:
         services.checkin_by_organiser(evening=evening, name=name)
     return evening
-
-
-@pytest.fixture
-def organiser(client, club, django_user_model):
-    user = django_user_model.objects.create_user("beheer")
-    ClubMembership.objects.create(user=user, club=club, role="admin")
-    client.force_login(user)
-    return client
 
 
 def sign_out(client: Client, evening, name: str):
@@ -97,98 +89,98 @@ def tap(table: EveningTable) -> None:
 # --- signing out ----------------------------------------------------------------------------
 
 
-def test_a_player_signed_out_is_not_in_the_next_draw(organiser, evening):
-    page = organiser.get(reverse("evening_page", args=[evening.pk])).content.decode()
+def test_a_player_signed_out_is_not_in_the_next_draw(org, evening):
+    page = org.get(reverse("evening_page", args=[evening.pk])).content.decode()
     assert 'data-sign-out="Bas"' in page
     assert "Wie al aan een tafel zit, blijft daar" in page
-    page = sign_out(organiser, evening, "Bas").content.decode()
+    page = sign_out(org, evening, "Bas").content.decode()
     assert "Bas is afgemeld" in page
     assert "7 spelers aangemeld" in page
     assert not EveningPlayer.objects.filter(evening=evening, player__name="Bas").exists()
-    draw(organiser, evening, 1)
+    draw(org, evening, 1)
     assert seated(evening, 1) == set(NAMES) - {"Bas"}
 
 
-def test_a_member_or_an_earlier_guest_signed_out_stays_in_the_club(organiser, club):
+def test_a_member_or_an_earlier_guest_signed_out_stays_in_the_club(org, club):
     member = Player.objects.create(club=club, name="Marijke")
     regular = Player.objects.create(club=club, name="Opa Henk", is_guest=True)
     evening = services.evening_create(club=club)
     for name in ["Marijke", "Opa Henk"]:
         services.checkin_by_organiser(evening=evening, name=name)
-    page = sign_out(organiser, evening, "Marijke").content.decode()
+    page = sign_out(org, evening, "Marijke").content.decode()
     assert "Marijke is afgemeld en wordt niet meer geloot" in page
-    sign_out(organiser, evening, "Opa Henk")
+    sign_out(org, evening, "Opa Henk")
     assert not evening.players.exists()
     assert set(Player.objects.filter(club=club)) == {member, regular}  # off the evening only
     # A guest new tonight who checked in on their own phone, by initials, stays so.
     services.checkin_guest(evening=evening, token=evening.checkin_token, name="Yvonne", phone="p")
     yvonne = Player.objects.get(name="Yvonne")
     services.guest_confirm(evening=evening, player_id=yvonne.pk)
-    sign_out(organiser, evening, "Yvonne")
+    sign_out(org, evening, "Yvonne")
     yvonne.refresh_from_db()
     assert yvonne.public_initials
 
 
-def test_a_mistyped_walk_in_signed_out_goes_from_the_club_unless_they_played(organiser, club):
+def test_a_mistyped_walk_in_signed_out_goes_from_the_club_unless_they_played(org, club):
     """A walk-in "Jna" typed for "Jan": signed out again, the guest the check-in made goes
     too, so next week's check-in does not offer "Jna"; a new guest who played keeps their game."""
     evening = services.evening_create(club=club)
     for name in NAMES[:4]:
         services.checkin_by_organiser(evening=evening, name=name)
     services.checkin_by_organiser(evening=evening, name="Jna Jansen")
-    page = sign_out(organiser, evening, "Jna Jansen").content.decode()
+    page = sign_out(org, evening, "Jna Jansen").content.decode()
     assert (
         "Jna Jansen is afgemeld. Deze gast was vanavond nieuw en had nog niet gespeeld,"
         " dus staat Jna Jansen ook niet meer bij de club."
     ) in page
     assert not Player.objects.filter(club=club, name="Jna Jansen").exists()
-    draw(organiser, evening, 1)
-    page = sign_out(organiser, evening, "Anne").content.decode()
+    draw(org, evening, 1)
+    page = sign_out(org, evening, "Anne").content.decode()
     assert "Anne is afgemeld en wordt niet meer geloot" in page
     assert Player.objects.filter(club=club, name="Anne").exists()  # she sits at a table
     assert "Anne" in seated(evening, 1)
-    organiser.post(reverse("set_language"), {"language": "de"})
+    org.post(reverse("set_language"), {"language": "de"})
     services.checkin_by_organiser(evening=evening, name="Jna Jansen")
-    page = sign_out(organiser, evening, "Jna Jansen").content.decode()
+    page = sign_out(org, evening, "Jna Jansen").content.decode()
     assert "Jna Jansen ist abgemeldet." in page
 
 
-def test_a_seated_player_signed_out_keeps_their_table(organiser, evening):
-    draw(organiser, evening, 1)
+def test_a_seated_player_signed_out_keeps_their_table(org, evening):
+    draw(org, evening, 1)
     before = state(evening)
     table = EveningTable.objects.get(evening=evening, round=1, session__seats__player__name="Bas")
-    sign_out(organiser, evening, "Bas")
+    sign_out(org, evening, "Bas")
     assert state(evening) == before
     assert "Bas" in table.session.seats.values_list("player__name", flat=True)
     assert table.session.status == Session.Status.RUNNING
-    page = organiser.get(reverse("evening_page", args=[evening.pk])).content.decode()
+    page = org.get(reverse("evening_page", args=[evening.pk])).content.decode()
     assert 'data-player="Bas"' not in page  # not in the list of who is here...
     assert "<li>Bas</li>" in page  # ...but still at the table of round 1
-    draw(organiser, evening, 2)
+    draw(org, evening, 2)
     assert "Bas" not in seated(evening, 2)
     assert seated(evening, 2) == set(NAMES) - {"Bas"}
 
 
-def test_signing_out_twice_or_a_waiting_guest_changes_nothing(organiser, evening):
+def test_signing_out_twice_or_a_waiting_guest_changes_nothing(org, evening):
     bas = Player.objects.get(name="Bas")
     url = reverse("evening_sign_out", args=[evening.pk])
-    organiser.post(url, {"player": bas.pk})  # (a guest new tonight: gone from the club too)
-    page = organiser.post(url, {"player": bas.pk}, follow=True).content.decode()
+    org.post(url, {"player": bas.pk})  # (a guest new tonight: gone from the club too)
+    page = org.post(url, {"player": bas.pk}, follow=True).content.decode()
     assert "Die speler is niet (meer) aangemeld." in page
     services.checkin_guest(evening=evening, token=evening.checkin_token, name="Gast", phone="p")
-    page = sign_out(organiser, evening, "Gast").content.decode()
+    page = sign_out(org, evening, "Gast").content.decode()
     assert "Die speler is niet (meer) aangemeld." in page  # a guest waiting is refused instead
     assert EveningPlayer.objects.filter(evening=evening, player__name="Gast").exists()
     assert evening.players.count() == 8
 
 
-def test_a_toernooi_signs_out_on_its_own_page(organiser, club):
+def test_a_toernooi_signs_out_on_its_own_page(org, club):
     tournament = tournaments.tournament_create(club=club, name="Toernooi", series_count=2)
     evening = services.evening_of_tournament(tournament=tournament)
     services.checkin_by_organiser(evening=evening, name="Bas")
-    page = organiser.get(reverse("evening_page", args=[evening.pk])).content.decode()
+    page = org.get(reverse("evening_page", args=[evening.pk])).content.decode()
     assert "data-sign-out" not in page
-    page = sign_out(organiser, evening, "Bas").content.decode()
+    page = sign_out(org, evening, "Bas").content.decode()
     assert "Bij een toernooi meld je iemand af op de pagina van het toernooi." in page
     assert evening.players.count() == 1
 
@@ -196,103 +188,103 @@ def test_a_toernooi_signs_out_on_its_own_page(organiser, club):
 # --- throwing a round's draw away -------------------------------------------------------------
 
 
-def test_an_unplayed_round_is_thrown_away_and_drawn_again(organiser, evening):
-    draw(organiser, evening, 1)
+def test_an_unplayed_round_is_thrown_away_and_drawn_again(org, evening):
+    draw(org, evening, 1)
     round_1 = state(evening)
-    draw(organiser, evening, 2)
-    page = organiser.get(reverse("evening_page", args=[evening.pk])).content.decode()
+    draw(org, evening, 2)
+    page = org.get(reverse("evening_page", args=[evening.pk])).content.decode()
     assert "Loting van ronde 2 weggooien" in page
     thrown = list(evening.tables.filter(round=2).values_list("session_id", flat=True))
-    page = discard(organiser, evening, 2).content.decode()
+    page = discard(org, evening, 2).content.decode()
     assert "De loting van ronde 2 is weggegooid (2 tafels): loot hem opnieuw." in page
     assert state(evening) == round_1  # round 1's tables and games as they were
     assert not Session.objects.filter(pk__in=thrown).exists()
     assert "Ronde 2 loten" in page
-    draw(organiser, evening, 2)
+    draw(org, evening, 2)
     assert evening.tables.filter(round=2).count() == 2
     assert seated(evening, 2) == set(NAMES)
 
 
-def test_a_round_with_one_tap_at_one_table_is_refused(organiser, evening):
-    draw(organiser, evening, 1)
+def test_a_round_with_one_tap_at_one_table_is_refused(org, evening):
+    draw(org, evening, 1)
     tap(evening.tables.get(round=1, number=2))
     before = state(evening)
-    page = discard(organiser, evening, 1).content.decode()
+    page = discard(org, evening, 1).content.decode()
     assert "Tafel 2 heeft al gespeeld: ronde 1 blijft staan." in page
     assert state(evening) == before
     assert evening.tables.filter(round=1).count() == 2
 
 
-def test_a_tap_taken_back_still_counts_as_played(organiser, evening):
+def test_a_tap_taken_back_still_counts_as_played(org, evening):
     # The undo leaves the game as it began, but its version says a table was at it.
-    draw(organiser, evening, 1)
+    draw(org, evening, 1)
     table = evening.tables.get(round=1, number=1)
     tap(table)
     session = Session.objects.get(pk=table.session_id)
     lei_services.session_undo(session=session, version=session.version, key=new_key())
     before = state(evening)
-    page = discard(organiser, evening, 1).content.decode()
+    page = discard(org, evening, 1).content.decode()
     assert "Tafel 1 heeft al gespeeld" in page
     assert state(evening) == before
 
 
-def test_a_table_ended_without_a_round_counts_as_played(organiser, evening):
+def test_a_table_ended_without_a_round_counts_as_played(org, evening):
     # "Spel beëindigen" before a round: the table's shared place is a result of the evening.
-    draw(organiser, evening, 1)
+    draw(org, evening, 1)
     for table in evening.tables.all():
         lei_services.session_finish(session=table.session)
     before = state(evening)
-    page = discard(organiser, evening, 1).content.decode()
+    page = discard(org, evening, 1).content.decode()
     assert "Tafels 1, 2 hebben al gespeeld: ronde 1 blijft staan." in page
     assert state(evening) == before
 
 
-def test_a_stale_round_or_a_second_tap_throws_nothing_away(organiser, evening):
-    draw(organiser, evening, 1)
-    draw(organiser, evening, 2)
+def test_a_stale_round_or_a_second_tap_throws_nothing_away(org, evening):
+    draw(org, evening, 1)
+    draw(org, evening, 2)
     before = state(evening)
-    page = discard(organiser, evening, 1).content.decode()  # not the last round
+    page = discard(org, evening, 1).content.decode()  # not the last round
     assert "Ronde 1 is niet (meer) de laatste ronde: ververs de pagina." in page
     assert state(evening) == before
-    discard(organiser, evening, 2)
+    discard(org, evening, 2)
     after = state(evening)
-    page = discard(organiser, evening, 2).content.decode()  # the same button again
+    page = discard(org, evening, 2).content.decode()  # the same button again
     assert "Ronde 2 is niet (meer) de laatste ronde" in page
     assert state(evening) == after
     assert evening.tables.filter(round=1).count() == 2
 
 
-def test_a_page_from_before_a_round_was_drawn_again_throws_nothing_away(organiser, evening):
+def test_a_page_from_before_a_round_was_drawn_again_throws_nothing_away(org, evening):
     # Two organisers see round 2; one throws it away and draws it again, then the other's
     # page, still on the first draw, asks to throw it away: the new round 2 stays.
-    draw(organiser, evening, 1)
-    draw(organiser, evening, 2)
-    page = organiser.get(reverse("evening_page", args=[evening.pk])).content.decode()
+    draw(org, evening, 1)
+    draw(org, evening, 2)
+    page = org.get(reverse("evening_page", args=[evening.pk])).content.decode()
     first = selectors.board(evening).last_draw
     assert f'name="draw" value="{first}"' in page
-    discard(organiser, evening, 2, drawn=first)
-    draw(organiser, evening, 2)
+    discard(org, evening, 2, drawn=first)
+    draw(org, evening, 2)
     before = state(evening)
-    page = discard(organiser, evening, 2, drawn=first).content.decode()
+    page = discard(org, evening, 2, drawn=first).content.decode()
     assert "Ronde 2 is intussen opnieuw geloot: ververs de pagina." in page
     assert state(evening) == before
     assert evening.tables.filter(round=2).count() == 2
 
 
 @pytest.mark.parametrize("raw", ["", "0", "x", "9" * 9])
-def test_a_round_that_is_no_round_throws_nothing_away(organiser, evening, raw):
-    draw(organiser, evening, 1)
+def test_a_round_that_is_no_round_throws_nothing_away(org, evening, raw):
+    draw(org, evening, 1)
     before = state(evening)
     url = reverse("evening_draw_discard", args=[evening.pk])
-    organiser.post(url, {"round": raw, "draw": selectors.board(evening).last_draw})
-    organiser.post(url, {"round": "1", "draw": raw})  # no draw, or none of this evening's
+    org.post(url, {"round": raw, "draw": selectors.board(evening).last_draw})
+    org.post(url, {"round": "1", "draw": raw})  # no draw, or none of this evening's
     assert state(evening) == before
 
 
 @pytest.mark.parametrize("raw", ["²", "1²", "9" * 5000])
-def test_a_number_python_cannot_read_changes_nothing(organiser, evening, raw):
+def test_a_number_python_cannot_read_changes_nothing(org, evening, raw):
     # "²" passes str.isdigit and fails int: each form's field is refused, never a 500.
-    draw(organiser, evening, 1)
+    draw(org, evening, 1)
     before = state(evening), evening.players.count()
     writes = [
         ("evening_sign_out", {"player": raw}),
@@ -302,15 +294,15 @@ def test_a_number_python_cannot_read_changes_nothing(organiser, evening, raw):
         ("evening_draw_discard", {"round": "1", "draw": raw}),
     ]
     for name, data in writes:
-        answer = organiser.post(reverse(name, args=[evening.pk]), data)
+        answer = org.post(reverse(name, args=[evening.pk]), data)
         assert answer.status_code == 302, name
     assert (state(evening), evening.players.count()) == before
 
 
-def test_nothing_drawn_is_nothing_to_throw_away(organiser, evening):
-    page = organiser.get(reverse("evening_page", args=[evening.pk])).content.decode()
+def test_nothing_drawn_is_nothing_to_throw_away(org, evening):
+    page = org.get(reverse("evening_page", args=[evening.pk])).content.decode()
     assert "weggooien" not in page
-    page = discard(organiser, evening, 0).content.decode()
+    page = discard(org, evening, 0).content.decode()
     assert "Ronde 0 is niet (meer) de laatste ronde" in page
 
 
@@ -357,7 +349,7 @@ def redate(client: Client, evening, day: str):
     return client.post(reverse("evening_date", args=[evening.pk]), {"date": day}, follow=True)
 
 
-def test_an_evening_started_on_the_wrong_day_moves_with_its_games(organiser, club):
+def test_an_evening_started_on_the_wrong_day_moves_with_its_games(org, club):
     autumn = Season.objects.create(club=club, name="Najaar", starts_on="2026-09-01")
     autumn.ends_on = datetime.date(2026, 11, 30)
     autumn.save()
@@ -366,11 +358,11 @@ def test_an_evening_started_on_the_wrong_day_moves_with_its_games(organiser, clu
     assert evening.season == winter
     for name in NAMES:
         services.checkin_by_organiser(evening=evening, name=name)
-    draw(organiser, evening, 1)
+    draw(org, evening, 1)
     tap(EveningTable.objects.filter(evening=evening).first())
-    page = organiser.get(reverse("evening_page", args=[evening.pk])).content.decode()
+    page = org.get(reverse("evening_page", args=[evening.pk])).content.decode()
     assert 'name="date" type="date" required value="2026-12-29"' in page
-    page = redate(organiser, evening, "2026-11-29").content.decode()
+    page = redate(org, evening, "2026-11-29").content.decode()
     assert "De clubavond en zijn 2 leien staan nu op 29 november 2026." in page
     evening.refresh_from_db()
     assert (evening.date, evening.season) == (datetime.date(2026, 11, 29), autumn)
@@ -380,50 +372,50 @@ def test_an_evening_started_on_the_wrong_day_moves_with_its_games(organiser, clu
         (datetime.date(2026, 11, 29), autumn.pk)
     }
     # the next round's games are of the new day too
-    draw(organiser, evening, 2)
+    draw(org, evening, 2)
     assert set(games.values_list("played_on", flat=True)) == {datetime.date(2026, 11, 29)}
 
 
-def test_an_evening_without_tables_says_so_in_each_language(organiser, club):
+def test_an_evening_without_tables_says_so_in_each_language(org, club):
     evening = services.evening_create(club=club, date=datetime.date(2026, 12, 29))
-    page = redate(organiser, evening, "2026-11-29").content.decode()
+    page = redate(org, evening, "2026-11-29").content.decode()
     assert "De clubavond staat nu op 29 november 2026." in page
-    organiser.post(reverse("set_language"), {"language": "en"})
-    page = redate(organiser, evening, "2026-11-28").content.decode()
+    org.post(reverse("set_language"), {"language": "en"})
+    page = redate(org, evening, "2026-11-28").content.decode()
     assert "The club evening is now on" in page
-    organiser.post(reverse("set_language"), {"language": "de"})
-    page = redate(organiser, evening, "2026-11-27").content.decode()
+    org.post(reverse("set_language"), {"language": "de"})
+    page = redate(org, evening, "2026-11-27").content.decode()
     assert "Der Clubabend ist jetzt am" in page
 
 
-def test_a_wrong_date_a_taken_day_or_a_toernooi_changes_nothing(organiser, club):
+def test_a_wrong_date_a_taken_day_or_a_toernooi_changes_nothing(org, club):
     taken = services.evening_create(club=club, date=datetime.date(2026, 11, 26))
     evening = services.evening_create(club=club, date=datetime.date(2026, 11, 29))
-    page = redate(organiser, evening, "2026-11-26").content.decode()
+    page = redate(org, evening, "2026-11-26").content.decode()
     assert "Op 26 november 2026 heeft de club al een clubavond." in page
     for wrong in ["", "2026-02-30", "29-11-2026", "1999-12-31", "30000-01-01", "²"]:
-        page = redate(organiser, evening, wrong).content.decode()
+        page = redate(org, evening, wrong).content.decode()
         assert "Kies een datum." in page
     evening.refresh_from_db()
     taken.refresh_from_db()
     assert (evening.date, taken.date) == (datetime.date(2026, 11, 29), datetime.date(2026, 11, 26))
     tournament = tournaments.tournament_create(club=club, name="Toernooi", series_count=2)
     checkin = services.evening_of_tournament(tournament=tournament)
-    page = organiser.get(reverse("evening_page", args=[checkin.pk])).content.decode()
+    page = org.get(reverse("evening_page", args=[checkin.pk])).content.decode()
     assert "evening-date" not in page
-    page = redate(organiser, checkin, "2026-11-20").content.decode()
+    page = redate(org, checkin, "2026-11-20").content.decode()
     assert "Een toernooi heeft de datum van het toernooi." in page
     assert Evening.objects.get(pk=checkin.pk).date == checkin.date
 
 
-def test_an_evening_with_a_locked_game_keeps_its_date(organiser, club):
+def test_an_evening_with_a_locked_game_keeps_its_date(org, club):
     evening = services.evening_create(club=club, date=datetime.date(2026, 12, 29))
     for name in NAMES[:4]:
         services.checkin_by_organiser(evening=evening, name=name)
-    draw(organiser, evening, 1)
+    draw(org, evening, 1)
     game = Session.objects.get(evening_table__evening=evening)
     Session.objects.filter(pk=game.pk).update(status=Session.Status.LOCKED)
-    page = redate(organiser, evening, "2026-11-29").content.decode()
+    page = redate(org, evening, "2026-11-29").content.decode()
     assert "Een lei van deze avond is op slot: de datum blijft staan." in page
     evening.refresh_from_db()
     game.refresh_from_db()

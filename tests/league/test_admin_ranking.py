@@ -7,13 +7,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from django.test import Client
 from django.urls import reverse
 
 from scoring.clubs.ranking import InvalidRanking, Ranking
-from scoring.models import ClubMembership, Season
-from tests.conftest import admin_form_data
-from tests.league.test_league import play
+from scoring.models import Season
+from tests.builders import admin_form_data
+from tests.league.games import play
 
 BAD_RANKINGS = [
     [1, 2],
@@ -30,22 +29,6 @@ BAD_RANKINGS = [
     {"tie_breakers": [{"x": 1}]},
     {"bogus": 1},
 ]
-
-
-@pytest.fixture
-def public_club(club):
-    club.standings_public = True
-    club.save()
-    return club
-
-
-@pytest.fixture
-def club_admin(public_club, django_user_model) -> Client:
-    user = django_user_model.objects.create_user(username="beheer", is_staff=True)
-    ClubMembership.objects.create(club=public_club, user=user, role="admin")
-    admin = Client()
-    admin.force_login(user)
-    return admin
 
 
 @pytest.mark.parametrize("data", BAD_RANKINGS, ids=repr)
@@ -73,22 +56,22 @@ def test_the_rankings_clubs_use_are_read_as_before(data):
 
 
 @pytest.mark.parametrize("data", BAD_RANKINGS[:3], ids=repr)
-def test_the_admin_refuses_a_ranking_it_cannot_read(club_admin, season, data):
+def test_the_admin_refuses_a_ranking_it_cannot_read(club_admin_client, season, data):
     url = reverse("admin:scoring_season_change", args=[season.pk])
     before = Season.objects.get(pk=season.pk).ranking
-    response = club_admin.post(
-        url, {**admin_form_data(club_admin.get(url)), "ranking": json.dumps(data)}
+    response = club_admin_client.post(
+        url, {**admin_form_data(club_admin_client.get(url)), "ranking": json.dumps(data)}
     )
     assert response.status_code == 200  # the form again, with the reason
     assert response.context["adminform"].form.errors["ranking"]
     assert Season.objects.get(pk=season.pk).ranking == before
 
 
-def test_the_admin_saves_a_good_ranking(club_admin, season):
+def test_the_admin_saves_a_good_ranking(club_admin_client, season):
     url = reverse("admin:scoring_season_change", args=[season.pk])
     ranking = {"placement_points": [10, 6, 4], "tie_breakers": ["head_to_head"]}
-    response = club_admin.post(
-        url, {**admin_form_data(club_admin.get(url)), "ranking": json.dumps(ranking)}
+    response = club_admin_client.post(
+        url, {**admin_form_data(club_admin_client.get(url)), "ranking": json.dumps(ranking)}
     )
     assert response.status_code == 302
     assert Season.objects.get(pk=season.pk).ranking == ranking

@@ -12,7 +12,8 @@ from django.urls import reverse
 from scoring.http import csv_cell
 from scoring.lei import services
 from scoring.models import Player
-from tests.league.test_league import DAY, play
+from tests.builders import DAY
+from tests.league.games import play
 
 HOSTILE = [
     '=HYPERLINK("http://x.nl","klik")',
@@ -22,13 +23,6 @@ HOSTILE = [
     "\t=1+1",
     "\r=1+1",
 ]
-
-
-@pytest.fixture
-def public_club(club):
-    club.standings_public = True
-    club.save()
-    return club
 
 
 def _rows(response) -> list[list[str]]:

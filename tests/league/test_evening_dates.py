@@ -9,13 +9,6 @@ from django.urls import reverse
 from scoring.league.archive_views import FIRST_EVENING, LAST_EVENING
 
 
-@pytest.fixture
-def public_club(club):
-    club.standings_public = True
-    club.save()
-    return club
-
-
 def _evening(client, club, day: str):
     return client.get(reverse("league_evening", args=[club.slug, day]))
 

@@ -21,46 +21,8 @@ from scoring.league import player_stats, standings
 from scoring.lei import services
 from scoring.models import ClubMembership, Player, Season, Session
 from scoring.ratings.services import ratings_refresh
-from tests.conftest import make_club, record, standings_shown
-
-DAY = datetime.date(2026, 1, 5)
-
-
-def finish_order(order: list, *, rules: dict | None = None) -> dict:
-    """A session whose final order is ``order``: the first is the toepkoning, then second, ….
-
-    A tuple in ``order`` is players who share a place. Every round the toepkoning wins (so the
-    others alive score the stake of 1) and the next player(s) from the bottom take a penalty of
-    10, so they are out: the player in seat j of n (from 1) goes out in round n - j + 1 with
-    n - j + 1 + 10 strafpunten, after n - j + 1 rounds.
-    """
-    groups = [g if isinstance(g, tuple) else (g,) for g in order]
-    players = [p for g in groups for p in g]
-    rounds = [
-        {
-            "events": [
-                *({"type": "penalty", "player": p, "points": 10, "reason": "test"} for p in g),
-                {"type": "win", "player": players[0]},
-            ]
-        }
-        for g in reversed(groups[1:])
-    ]
-    return {
-        "format": "toepen/1",
-        "players": players,
-        "rules": {"armoede": False, **(rules or {})},
-        "rounds": rounds,
-    }
-
-
-def play(club, season, order, *, day=DAY, table="", days_later=0) -> Session:
-    return services.session_import(
-        club=club,
-        data=finish_order(order),
-        season=season,
-        played_on=day + datetime.timedelta(days=days_later),
-        table_label=table,
-    )
+from tests.builders import DAY, finish_order, make_club, record, standings_shown
+from tests.league.games import play
 
 
 def table(season, **ranking) -> list[tuple]:
@@ -357,13 +319,6 @@ def test_head_to_head_and_league_points(season, people):
 
 
 # --- the pages -----------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def public_club(club):
-    club.standings_public = True
-    club.save()
-    return club
 
 
 def _pages(club, season, session, player):

@@ -10,7 +10,7 @@ from django.test import Client
 
 from scoring.lei import services
 from scoring.models import Player, Season
-from tests.conftest import make_club, play_rounds
+from tests.builders import make_club, play_rounds
 
 
 @pytest.fixture

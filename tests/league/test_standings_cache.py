@@ -38,8 +38,8 @@ from scoring.models import (
     Season,
     Session,
 )
-from tests.conftest import admin_form_data, make_club, record, standings_shown
-from tests.league.test_league import DAY, finish_order, play
+from tests.builders import DAY, admin_form_data, finish_order, make_club, record, standings_shown
+from tests.league.games import play
 
 on_postgresql = pytest.mark.skipif(
     connection.vendor != "postgresql",
@@ -114,13 +114,6 @@ def admin_post(client, url: str, **changes):
 
 
 @pytest.fixture
-def public_club(club):
-    club.standings_public = True
-    club.save()
-    return club
-
-
-@pytest.fixture
 def league(public_club, season, people):
     """Two finished sessions: Anne wins the first, Bas the second a week later."""
     first = play(public_club, season, ["Anne", "Bas", "Cees"])
@@ -135,15 +128,6 @@ def member(public_club, django_user_model) -> Client:
     member = Client()
     member.force_login(user)
     return member
-
-
-@pytest.fixture
-def club_admin(public_club, django_user_model) -> Client:
-    user = django_user_model.objects.create_user(username="beheer", is_staff=True)
-    ClubMembership.objects.create(club=public_club, user=user, role="admin")
-    admin = Client()
-    admin.force_login(user)
-    return admin
 
 
 # --- a copy is the page --------------------------------------------------------------------------
@@ -295,38 +279,38 @@ def test_a_deleted_session_goes_at_once(client, league, django_assert_num_querie
 
 
 def test_a_session_moved_to_another_season_in_the_admin_moves_at_once(
-    client, club_admin, league, django_assert_num_queries
+    client, club_admin_client, league, django_assert_num_queries
 ):
     season = league["season"]
     other = Season.objects.create(club=season.club, name="Zomer 2026", starts_on="2026-06-01")
     assert "Dirk" in names(kept(client, season, django_assert_num_queries))
     assert kept(client, other, django_assert_num_queries) == []
     url = reverse("admin:scoring_session_change", args=[league["second"].pk])
-    admin_post(club_admin, url, season=other.pk)
+    admin_post(club_admin_client, url, season=other.pk)
     assert "Dirk" not in names(shown(client, season, member=False))
     assert names(shown(client, other, member=False)) == ["Bas", "Anne", "Dirk"]
 
 
 def test_a_date_changed_in_the_admin_shows_at_once_in_the_form(
-    client, club_admin, league, django_assert_num_queries
+    client, club_admin_client, league, django_assert_num_queries
 ):
     season = league["season"]
     # The form column lists the latest session first: Anne was second a week after she won.
     assert row_of(kept(client, season, django_assert_num_queries), "Anne")[8] == "2/3 1/3"
     url = reverse("admin:scoring_session_change", args=[league["first"].pk])
-    admin_post(club_admin, url, played_on=(DAY + datetime.timedelta(days=14)).isoformat())
+    admin_post(club_admin_client, url, played_on=(DAY + datetime.timedelta(days=14)).isoformat())
     assert row_of(shown(client, season, member=False), "Anne")[8] == "1/3 2/3"
 
 
 def test_a_rename_in_the_admin_shows_at_once(
-    client, member, club_admin, league, django_assert_num_queries
+    client, member, club_admin_client, league, django_assert_num_queries
 ):
     season = league["season"]
     kept(client, season, django_assert_num_queries)
     kept(member, season, django_assert_num_queries)
     bas = Player.objects.get(name="Bas")
     url = reverse("admin:scoring_player_change", args=[bas.pk])
-    admin_post(club_admin, url, name="Bastiaan de Boer")
+    admin_post(club_admin_client, url, name="Bastiaan de Boer")
     assert "Bastiaan de Boer" in names(shown(client, season, member=False))
     assert "Bastiaan de Boer" in names(shown(member, season, member=True))
 
@@ -345,21 +329,23 @@ def test_a_merge_shows_at_once(client, league, people, django_assert_num_queries
 
 
 def test_initials_switched_on_and_off_in_the_admin_show_at_once(
-    client, member, club_admin, league, django_assert_num_queries
+    client, member, club_admin_client, league, django_assert_num_queries
 ):
     season = league["season"]
     anne = Player.objects.get(name="Anne")
     url = reverse("admin:scoring_player_change", args=[anne.pk])
     assert "Anne" in names(kept(client, season, django_assert_num_queries))
     kept(member, season, django_assert_num_queries)
-    admin_post(club_admin, url, public_initials="on")
+    admin_post(club_admin_client, url, public_initials="on")
     assert "A." in names(shown(client, season, member=False))
     assert "Anne" in names(shown(member, season, member=True))
     # Bas asks for initials and Anne no longer does: as many players with initials as before.
-    admin_post(club_admin, url, public_initials="")
+    admin_post(club_admin_client, url, public_initials="")
     bas = Player.objects.get(name="Bas")
     admin_post(
-        club_admin, reverse("admin:scoring_player_change", args=[bas.pk]), public_initials="on"
+        club_admin_client,
+        reverse("admin:scoring_player_change", args=[bas.pk]),
+        public_initials="on",
     )
     public = names(shown(client, season, member=False))
     assert ("Anne" in public, "A." in public, "B." in public, "Bas" in public) == (
@@ -371,13 +357,13 @@ def test_initials_switched_on_and_off_in_the_admin_show_at_once(
 
 
 def test_the_seasons_ranking_changed_in_the_admin_shows_at_once(
-    client, club_admin, league, django_assert_num_queries
+    client, club_admin_client, league, django_assert_num_queries
 ):
     season = league["season"]
     assert row_of(kept(client, season, django_assert_num_queries), "Bas")[5] == "3"
     ranking = {"scoring": "placement", "placement_points": [10, 6, 4], "tie_breakers": []}
     url = reverse("admin:scoring_season_change", args=[season.pk])
-    admin_post(club_admin, url, ranking=json.dumps(ranking))
+    admin_post(club_admin_client, url, ranking=json.dumps(ranking))
     assert row_of(shown(client, season, member=False), "Bas")[5] == "16"
 
 

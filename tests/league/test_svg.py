@@ -19,6 +19,7 @@ from scoring.svg import (
     tally_from_results,
     turfjes,
 )
+from tests.builders import tap
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -280,7 +281,6 @@ def test_every_page_of_a_session_with_a_huge_total_stays_small(client, club, use
     from scoring import access
     from scoring.lei import services
     from scoring.models import ClubMembership
-    from tests.conftest import tap
 
     club.standings_public = True
     club.save()

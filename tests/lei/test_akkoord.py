@@ -12,9 +12,7 @@ from scoring.lei import akkoord, funnel, outbox, services
 from scoring.models import AuditEntry, Club, ClubMembership, Season, Session
 from scoring.toernooi import checkin
 from scoring.toernooi import services as tournaments
-from tests.conftest import make_session, play_rounds, standings_shown
-
-HX = {"HTTP_HX_REQUEST": "true"}
+from tests.builders import HX, make_session, play_rounds, standings_shown
 
 
 def finished(club, players=None, winners=("Anne",), **options) -> Session:

@@ -7,10 +7,8 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from tests.conftest import record
-from tests.lei.test_views_round_edit import correction_at
-
-HX = {"HTTP_HX_REQUEST": "true"}
+from tests.builders import HX, record
+from tests.lei.editor import correction_at
 
 
 def tap(scorer, session, language="nl", **fields):

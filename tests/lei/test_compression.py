@@ -8,10 +8,9 @@ import pytest
 from django.urls import reverse
 
 from scoring import access
-from tests.conftest import play_rounds
+from tests.builders import HX, play_rounds
 
 GZIP = {"HTTP_ACCEPT_ENCODING": "gzip, deflate, br"}
-HX = {"HTTP_HX_REQUEST": "true"}
 
 
 def test_the_answer_to_a_tap_is_compressed(scorer, session):

@@ -20,10 +20,9 @@ from django.test import Client
 from django.urls import reverse
 
 from scoring.models import AuditEntry, ClubMembership, IdempotencyKey, Round, Session
-from tests.conftest import make_club, make_session, record
-from tests.lei.test_views_tablet import editor_data
+from tests.builders import HX, make_club, make_session, record
+from tests.lei.editor import editor_data
 
-HX = {"HTTP_HX_REQUEST": "true"}
 GONE = "dit spel is weggegooid"
 
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from scoring.engine.simulate import random_session
 from scoring.models import Session
-from tests.conftest import example_files
+from tests.builders import example_files
 from tests.safety import FUZZ, note, projection_problems, row_counts
 
 # Names and texts a file may hold: every plane of unicode, control characters, NUL, RTL marks.

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from scoring.engine import replay
 from scoring.lei.forms import EVENT_TYPES, EventForm
 from scoring.models import AuditEntry, ClubMembership, IdempotencyKey, RoundScore, Session
-from tests.conftest import make_club, make_session
+from tests.builders import make_club, make_session
 from tests.safety import FUZZ, events_of, note, projection_problems
 
 ODD_TEXT = st.one_of(

@@ -19,7 +19,7 @@ from scoring.models import (
     Session,
     hotsql,
 )
-from tests.conftest import record
+from tests.builders import record
 
 
 def values(instance) -> dict:

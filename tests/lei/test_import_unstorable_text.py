@@ -11,7 +11,7 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from tests.conftest import make_club, make_session, play_rounds
+from tests.builders import make_club, make_session, play_rounds
 from tests.safety import row_counts
 
 WIN = {"type": "win", "player": "Anne"}

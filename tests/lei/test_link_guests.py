@@ -10,8 +10,7 @@ from django.urls import reverse
 from scoring.clubs.services import MAX_LINK_GUESTS
 from scoring.lei import services
 from scoring.models import AuditEntry, ClubMembership, Player, Session
-from tests.conftest import admin_form_data, make_session, new_key, play_rounds
-from tests.lei.test_views_viewer import HX
+from tests.builders import HX, admin_form_data, make_session, new_key, play_rounds
 
 
 @pytest.fixture

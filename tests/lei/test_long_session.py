@@ -18,8 +18,8 @@ from scoring.engine import replay
 from scoring.engine.simulate import random_session
 from scoring.lei import services
 from scoring.lei.tablet import SHOWN_ROUNDS, load_lei
+from tests.builders import HX
 
-HX = {"HTTP_HX_REQUEST": "true"}
 DASH = "\u2013"  # the en dash of "Ronde 1-30" on the sheet
 PLAYERS = ["Anne", "Bas", "Cees", "Dirk", "Eva", "Fleur"]
 ROUND_ROW = re.compile(r'<span class="sheet__word">Ronde </span>(\d+)')

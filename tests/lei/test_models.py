@@ -15,7 +15,7 @@ from scoring.models import (
     Session,
     SessionResult,
 )
-from tests.conftest import example_files, load_example, make_club, make_session, play_rounds
+from tests.builders import example_files, load_example, make_club, make_session, play_rounds
 
 
 def _refused(create) -> bool:

@@ -12,7 +12,7 @@ from django.urls import reverse
 from scoring.engine import replay
 from scoring.lei import services
 from scoring.models import Session
-from tests.conftest import make_session, new_key, record
+from tests.builders import make_session, new_key, record
 
 
 def away(session: Session, absent: dict[str, str]) -> None:

@@ -11,9 +11,7 @@ from django.urls import reverse
 
 from scoring.engine import replay
 from scoring.models import Session
-from tests.conftest import make_session, record
-
-HX = {"HTTP_HX_REQUEST": "true"}
+from tests.builders import HX, make_session, record
 
 
 def presence_form(html: str) -> str:

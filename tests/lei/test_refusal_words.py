@@ -9,9 +9,8 @@ import pytest
 from django.urls import reverse
 
 from scoring.engine import MESSAGES
-from tests.conftest import make_session
+from tests.builders import HX, make_session
 
-HX = {"HTTP_HX_REQUEST": "true"}
 SEATS = ["Anne", "Bas", "Cees", "Dirk"]
 
 

@@ -15,7 +15,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -26,6 +25,7 @@ from urllib.parse import urlparse
 import httpx
 import pytest
 
+from tests.network import free_port
 from tests.safety import note
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,12 +52,6 @@ print(json.dumps({{
     "writes": AuditEntry.objects.filter(session=session, action="event").count(),
 }}))
 """
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.fixture

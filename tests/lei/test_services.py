@@ -16,7 +16,7 @@ from scoring.models import (
     Session,
     SessionResult,
 )
-from tests.conftest import make_club, make_session, new_key, play_rounds, record
+from tests.builders import make_club, make_session, new_key, play_rounds, record
 
 
 def snapshot(session: Session) -> dict:

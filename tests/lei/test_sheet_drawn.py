@@ -9,10 +9,7 @@ from django.urls import reverse
 
 from scoring import access
 from scoring.lei import services
-from tests.conftest import make_session, record
-
-HX = {"HTTP_HX_REQUEST": "true"}
-
+from tests.builders import HX, make_session, record
 
 _links: dict[int, str] = {}
 

@@ -16,9 +16,7 @@ from django.utils import translation
 from scoring.engine.simulate import random_session
 from scoring.lei import tablet
 from scoring.models import ClubMembership, Session
-from tests.conftest import record, tap
-
-HX = {"HTTP_HX_REQUEST": "true"}
+from tests.builders import record, tap
 
 
 def prefixes(data):

@@ -10,7 +10,7 @@ from django.test import RequestFactory
 from django.urls import reverse
 
 from scoring.models import ClubMembership
-from tests.conftest import tap
+from tests.builders import tap
 from tests.safety import row_counts
 from toepen_site.middleware import TapBodyLimitMiddleware
 

@@ -9,9 +9,8 @@ from django.urls import reverse
 
 from scoring.lei import funnel, services
 from scoring.models import IdempotencyKey, Session
-from tests.conftest import record
+from tests.builders import HX, record
 
-HX = {"HTTP_HX_REQUEST": "true"}
 REUSED = "Deze tik kwam met het kenmerk van een andere tik, die al is opgeslagen."
 
 

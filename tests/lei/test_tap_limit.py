@@ -17,9 +17,8 @@ from django.urls import reverse
 from scoring.lei import services, taplimit
 from scoring.models import Club, ClubMembership, Session, TapAllowance
 from scoring.writes import Actor
-from tests.conftest import make_session
+from tests.builders import HX, make_session
 
-HX = {"HTTP_HX_REQUEST": "true"}
 LINK = Actor(scorer_token=True)
 KEYS = itertools.count(1)
 
@@ -107,7 +106,7 @@ def test_each_scorer_is_counted_apart(client, session, club, django_user_model):
     assert knock_and_undo(other_tablet, other, 1)[0].status_code == 200  # another game
 
 
-def test_the_refused_tap_sent_again_after_retry_after_is_recorded_once(client, session):
+def test_the_refused_tap_sent_again_after_retry_after_is_recorded_once(client, session, clock):
     tablet = link_client(client, session)
     refused = None
     while refused is None:  # the outbox sends its taps in order until one is refused
@@ -116,7 +115,7 @@ def test_the_refused_tap_sent_again_after_retry_after_is_recorded_once(client, s
     session.refresh_from_db()
     version = session.version
     url, data = refused.sent  # the outbox keeps the tap, its key and its place in line
-    time.sleep(int(refused["Retry-After"]))
+    clock.shift(int(refused["Retry-After"]))  # the outbox waits as long as it is told
     sent = tablet.post(url, data, **HX)
     assert sent.status_code == 200
     assert sent["X-Lei-Outcome"] == "recorded"

@@ -9,9 +9,7 @@ from django.urls import reverse
 
 from scoring.lei import funnel, services
 from scoring.models import Session
-from tests.conftest import new_key, record, tap
-
-HX = {"HTTP_HX_REQUEST": "true"}
+from tests.builders import HX, new_key, record, tap
 
 
 def rounds(session: Session) -> list[list[tuple[str, str]]]:

@@ -13,8 +13,7 @@ from django.urls import reverse
 from scoring import access
 from scoring.lei import seals, services
 from scoring.models import AuditEntry, ClubMembership, Player
-from tests.conftest import record
-from tests.lei.test_views_viewer import HX
+from tests.builders import HX, record
 
 SECRET = "Anne Geheimnaam"
 

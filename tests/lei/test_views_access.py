@@ -9,9 +9,7 @@ from django.urls import reverse
 from scoring import access
 from scoring.lei import seals
 from scoring.models import ClubMembership
-from tests.conftest import make_club, make_session, tap
-
-HX = {"HTTP_HX_REQUEST": "true"}
+from tests.builders import make_club, make_session, tap
 
 
 @pytest.fixture

@@ -13,10 +13,8 @@ from scoring import access, writes
 from scoring.days import evening_day
 from scoring.lei import akkoord, funnel, seals, services
 from scoring.models import AuditEntry, Season, Session, SessionResult
-from tests.conftest import make_session, play_rounds, record
-from tests.lei.test_views_tablet import editor_data
-
-HX = {"HTTP_HX_REQUEST": "true"}
+from tests.builders import HX, make_session, play_rounds, record
+from tests.lei.editor import editor_data
 
 
 def tablet(session: Session) -> str:

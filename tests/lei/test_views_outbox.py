@@ -13,9 +13,7 @@ from django.urls import reverse
 
 from scoring.lei import outbox
 from scoring.models import Round, Session
-from tests.conftest import record, tap
-
-HX = {"HTTP_HX_REQUEST": "true"}
+from tests.builders import HX, record, tap
 
 
 def undo(client, session: Session, *, key: str, htmx: bool = True):

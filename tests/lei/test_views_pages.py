@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from scoring import access
 from scoring.models import ClubMembership
-from tests.conftest import make_session, play_rounds
+from tests.builders import make_session, play_rounds
 
 URL_ATTRIBUTES = {"src", "href", "action", "hx-get", "hx-post", "poster", "data"}
 

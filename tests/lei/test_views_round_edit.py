@@ -10,9 +10,8 @@ from django.urls import reverse
 
 from scoring.lei import funnel, services
 from scoring.models import Session
-from tests.conftest import make_session, record
-
-HX = {"HTTP_HX_REQUEST": "true"}
+from tests.builders import HX, make_session, record
+from tests.lei.editor import correction_at
 
 
 def editor(client, session: Session, number: int = 1) -> str:
@@ -196,23 +195,6 @@ def test_the_round_editor_saves_as_a_page_of_its_own_and_inside_the_tablet(score
     assert response.status_code == 200
     assert 'id="live"' in response.content.decode()
     assert session.rounds.get(number=1).events == [{"type": "win", "player": "Cees"}]
-
-
-def correction_at(version: int, events: list[tuple[str, str]]) -> dict[str, object]:
-    """What the round editor posts for these rows (type and player each), drawn at
-    ``version``."""
-    data: dict[str, object] = {
-        "version": version,
-        "key": f"correct-at-{version}",
-        "events-TOTAL_FORMS": str(len(events)),
-        "events-INITIAL_FORMS": "0",
-        "events-MIN_NUM_FORMS": "0",
-        "events-MAX_NUM_FORMS": "1000",
-    }
-    for index, (kind, player) in enumerate(events):
-        data[f"events-{index}-type"] = kind
-        data[f"events-{index}-player"] = player
-    return data
 
 
 @pytest.mark.parametrize("htmx", [True, False])

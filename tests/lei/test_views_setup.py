@@ -6,9 +6,7 @@ import pytest
 from django.urls import reverse
 
 from scoring.models import ClubMembership, Player, Session
-from tests.conftest import make_club
-
-HX = {"HTTP_HX_REQUEST": "true"}
+from tests.builders import HX, make_club
 
 
 @pytest.fixture

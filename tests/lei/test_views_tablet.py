@@ -10,9 +10,8 @@ from django.urls import reverse
 from scoring import access
 from scoring.engine import replay
 from scoring.models import ClubMembership, Session
-from tests.conftest import play_rounds, record, tap
-
-HX = {"HTTP_HX_REQUEST": "true"}
+from tests.builders import HX, make_session, play_rounds, record, tap
+from tests.lei.editor import edit_url, editor_data
 
 
 @pytest.fixture
@@ -116,8 +115,6 @@ def test_a_win_with_a_boer_takes_a_point_off(scorer, session):
 
 
 def test_stay_is_recorded_and_jack_beaten_when_played(club, people, scorer):
-    from tests.conftest import make_session
-
     session = make_session(club, preset="standaard", overrides={"jack_beaten_by_queen": 1})
     tap(scorer, session, "knock", "Bas")
     tap(scorer, session, "stay", "Cees")
@@ -291,8 +288,6 @@ def test_finishing_at_closing_time_crowns_nobody_but_shows_the_chart(scorer, ses
 
 
 def test_a_finished_session_crowns_the_toepkoning_and_draws_the_chart(scorer, club, people):
-    from tests.conftest import make_session
-
     session = make_session(club, players=["Anne", "Bas"], overrides={"max_points": 2})
     play_rounds(session, ["Anne", "Anne"])
     html = scorer.get(tablet_url(session)).content.decode()
@@ -303,8 +298,6 @@ def test_a_finished_session_crowns_the_toepkoning_and_draws_the_chart(scorer, cl
 
 
 def test_the_sheet_marks_armoede_dealer_and_the_dead(scorer, club, people):
-    from tests.conftest import make_session
-
     session = make_session(club, players=["Anne", "Bas", "Cees"], overrides={"max_points": 3})
     play_rounds(session, ["Bas", "Cees"])  # Anne 2 (armoede), Bas 1, Cees 1
     html = scorer.get(tablet_url(session)).content.decode()
@@ -315,8 +308,6 @@ def test_the_sheet_marks_armoede_dealer_and_the_dead(scorer, club, people):
 
 
 def test_lives_are_shown_when_the_unit_is_lives(scorer, club, people):
-    from tests.conftest import make_session
-
     session = make_session(club, preset="pagat")
     play_rounds(session, ["Anne"])
     html = scorer.get(tablet_url(session)).content.decode()
@@ -324,8 +315,6 @@ def test_lives_are_shown_when_the_unit_is_lives(scorer, club, people):
 
 
 def test_disabled_toep_says_why(scorer, club, people):
-    from tests.conftest import make_session
-
     session = make_session(club, preset="beginners")
     html = scorer.get(tablet_url(session)).content.decode()
     assert 'value="knock"' not in online_buttons(html)
@@ -334,26 +323,6 @@ def test_disabled_toep_says_why(scorer, club, people):
 
 
 # --- correcting a round ------------------------------------------------------------------
-
-
-def edit_url(session, number):
-    return reverse("round_edit", args=[session.pk, number])
-
-
-def editor_data(session, rows, key="edit-1"):
-    session.refresh_from_db()
-    data = {
-        "version": session.version,
-        "key": key,
-        "events-TOTAL_FORMS": str(len(rows)),
-        "events-INITIAL_FORMS": "0",
-        "events-MIN_NUM_FORMS": "0",
-        "events-MAX_NUM_FORMS": "1000",
-    }
-    for i, row in enumerate(rows):
-        for name, value in row.items():
-            data[f"events-{i}-{name}"] = value
-    return data
 
 
 def test_the_round_editor_shows_one_row_per_event(scorer, session):
@@ -415,8 +384,6 @@ def test_an_unknown_round_is_404(scorer, session):
 
 
 def test_the_pot_game_bids_folds_and_a_winner_in_euros(scorer, club, people):
-    from tests.conftest import make_session
-
     session = make_session(club, game="pot", players=["Anne", "Bas"])
     html = scorer.get(tablet_url(session)).content.decode()
     assert "Pot:" in html
@@ -444,8 +411,6 @@ def test_the_sheets_head_and_totals_escape_names_and_speak_the_language(
 ):
     """``{% sheet_columns %}`` and ``{% sheet_totals %}``: a column per player, the name
     escaped once, the totals as labelled turfjes with the number, badges in the language."""
-    from tests.conftest import make_session
-
     session = make_session(club, players=["Anne & Co", "Bas", "Cees"])
     play_rounds(session, ["Bas"])  # everybody else 1 point
     viewer = reverse("viewer", args=[access.viewer_token(session.pk)])

@@ -9,9 +9,7 @@ from django.db import connection
 from django.urls import reverse
 
 from scoring import access
-from tests.conftest import play_rounds, record
-
-HX = {"HTTP_HX_REQUEST": "true"}
+from tests.builders import HX, play_rounds, record
 
 
 def viewer_url(session, tv=False):

@@ -23,7 +23,7 @@ from urllib.parse import urlparse
 import httpx
 import pytest
 
-from tests.lei.test_restart import free_port
+from tests.network import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent

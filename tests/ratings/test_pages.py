@@ -5,7 +5,6 @@ tablet's chance before a game."""
 from __future__ import annotations
 
 import csv
-import datetime
 import io
 import re
 
@@ -13,30 +12,12 @@ import pytest
 from django.urls import reverse
 
 from scoring.clubs import services as club_services
-from scoring.lei import services
 from scoring.models import ClubMembership, Player, Season
 from scoring.ratings.services import ratings_refresh
-from tests.conftest import make_session, standings_shown
-from tests.league.test_league import finish_order
+from tests.builders import DAY, make_session, standings_shown
+from tests.ratings.games import play
 
-DAY = datetime.date(2026, 1, 5)
 APART = "\N{EN DASH}"  # the rank cell of a row listed apart
-
-
-def play(club, order, *, days=0, season=None):
-    return services.session_import(
-        club=club,
-        data=finish_order(order),
-        season=season,
-        played_on=DAY + datetime.timedelta(days=days),
-    )
-
-
-@pytest.fixture
-def public_club(club):
-    club.standings_public = True
-    club.save()
-    return club
 
 
 @pytest.fixture

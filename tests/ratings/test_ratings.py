@@ -13,35 +13,10 @@ from scoring.clubs import services as club_services
 from scoring.lei import services
 from scoring.models import Player, RatingSnapshot, Season, Session
 from scoring.ratings import selectors
-from scoring.ratings.history import rated_games, replay
+from scoring.ratings.history import rated_games
 from scoring.ratings.services import ratings_fresh, ratings_refresh
-from tests.league.test_league import finish_order
-
-DAY = datetime.date(2026, 1, 5)
-
-
-def play(club, order, *, days=0, season=None) -> Session:
-    return services.session_import(
-        club=club,
-        data=finish_order(order),
-        season=season,
-        played_on=DAY + datetime.timedelta(days=days),
-    )
-
-
-def stored(club) -> dict[tuple[int, str], tuple[float, float]]:
-    return {
-        (s.seq, s.player.name): (s.mu, s.sigma)
-        for s in RatingSnapshot.objects.filter(club=club).select_related("player")
-    }
-
-
-def computed_afresh(club) -> dict[tuple[int, str], tuple[float, float]]:
-    names = dict(Player.objects.filter(club=club).values_list("id", "name"))
-    return {
-        (step.seq, names[step.player_id]): (step.mu, step.sigma)
-        for step in replay(rated_games(club.pk))
-    }
+from tests.builders import DAY, finish_order, play_rounds, record
+from tests.ratings.games import computed_afresh, play, stored
 
 
 def test_the_ratings_are_openskills_own_on_a_fixed_history(club, people):
@@ -85,8 +60,6 @@ def test_games_are_rated_in_the_order_they_were_played_not_stored(club, people):
 
 
 def test_finishing_a_game_through_the_lei_rates_it(club, people, session):
-    from tests.conftest import play_rounds, record
-
     record(session, "penalty", "Dirk", points=20, reason="test")
     play_rounds(session, ["Anne"])
     for name in ["Bas", "Cees"]:
@@ -278,8 +251,6 @@ def test_a_game_played_before_the_rated_ones_is_rated_in_its_place(club, people)
 def finish(table: Session, rng: random.Random) -> None:
     """The table's game played to its end through the lei: its players go out in a random
     order (each a penalty and a round), each tap refreshing the ratings as the tablet's does."""
-    from tests.conftest import play_rounds, record
-
     names = list(table.seats.order_by("position").values_list("player__name", flat=True))
     rng.shuffle(names)
     *out, winner = names

@@ -10,18 +10,11 @@ import pytest
 from django.urls import reverse
 
 from scoring.clubs import services as club_services
-from scoring.models import ClubMembership, Player, RatingSnapshot, RatingState
+from scoring.models import Player, RatingSnapshot, RatingState
 from scoring.ratings.history import history_key
 from scoring.ratings.services import ratings_refresh
-from tests.conftest import admin_form_data
-from tests.ratings.test_ratings import computed_afresh, play, stored
-
-
-@pytest.fixture
-def club_admin(club, django_user_model):
-    user = django_user_model.objects.create_user("annemiek", password="x", is_staff=True)
-    ClubMembership.objects.create(user=user, club=club, role="admin")
-    return user
+from tests.builders import admin_form_data
+from tests.ratings.games import computed_afresh, play, stored
 
 
 def current(club) -> bool:

@@ -20,7 +20,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from scoring import access
 from scoring.models import ClubMembership, hotsql
-from tests.conftest import make_club
+from tests.builders import make_club
 
 SCORING = Path(__file__).resolve().parents[2] / "scoring"
 

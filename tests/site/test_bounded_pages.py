@@ -27,7 +27,7 @@ from scoring.toernooi import checkin
 from scoring.toernooi import services as tournaments
 from scoring.toernooi.admin import ENTRIES_SHOWN
 from scoring.toernooi.table_views import CARDS_PER_PAGE
-from tests.conftest import PEOPLE, make_club, make_session
+from tests.builders import PEOPLE, make_club, make_session
 
 MAX_BODY = 200 * 1024  # bytes of any answer (as tests/site/test_hostile_input.py)
 ROUNDS = 1332  # the longest game the probe found in production

@@ -14,8 +14,9 @@ from scoring.engine.bounds import MAX_EVENTS, MAX_ROUNDS, POT_LIMIT, TOTAL_LIMIT
 from scoring.lei import services
 from scoring.lei.forms import SessionStartForm
 from scoring.models import ClubMembership, RoundScore
-from tests.conftest import make_session, record, tap
-from tests.engine.test_engine_rules import ev, play, refusal, refused_at, session
+from tests.builders import make_session, record, tap
+from tests.engine.sessionfile import ev, play, refusal, refused_at, session
+from tests.lei.editor import edit_url, editor_data
 from tests.safety import projection_problems, row_counts
 
 # --- the engine ------------------------------------------------------------------------------
@@ -380,8 +381,6 @@ def test_a_bound_refusal_is_translated(language, expected):
 
 @pytest.mark.django_db
 def test_a_400_digit_penalty_in_the_round_editor_is_a_form_message(scorer, session):
-    from tests.lei.test_views_tablet import edit_url, editor_data
-
     record(session, "win", "Cees")
     before = row_counts()
     rows = [

@@ -12,7 +12,7 @@ from django.test import Client
 from django.urls import reverse
 
 from scoring.models import Club, Season, Session
-from tests.conftest import make_club, make_session, tap
+from tests.builders import make_club, make_session, tap
 
 SLUG = "de-gouden-boer"
 

@@ -47,7 +47,7 @@ from scoring.lei import services
 from scoring.models import ClubInvitation, ClubMembership, Player, Season, Session, Tournament
 from scoring.toernooi import checkin
 from scoring.toernooi import services as tournaments
-from tests.conftest import admin_form_data, make_club
+from tests.builders import admin_form_data, make_club
 from tests.safety import FUZZ, events_of, note, projection_problems, row_counts
 
 MAX_BODY = 200 * 1024  # bytes of any answer

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import datetime
 import re
-import time
 
 import pytest
 from axes.models import AccessAttempt
@@ -158,18 +157,18 @@ def test_fifty_wrong_logins_for_one_name_do_not_lock_the_pub_out(client, admin, 
 
 
 @override_settings(AXES_COOLOFF_TIME=datetime.timedelta(seconds=3))
-def test_attempts_refused_during_a_lockout_do_not_restart_it(client, admin):
+def test_attempts_refused_during_a_lockout_do_not_restart_it(client, admin, clock):
     lock("admin")
-    locked_at = time.monotonic()
-    while time.monotonic() - locked_at < 1.5:  # someone keeps trying, and is refused
+    for _ in range(3):  # someone keeps trying for a second and a half, and is refused
+        clock.shift(0.5)
         assert login(Client(), "admin", "wrong").status_code == 429
-    time.sleep(max(0.0, locked_at + 3.5 - time.monotonic()))
+    clock.shift(2.0)
     # Three seconds after the fifth failure the lockout is over, the refusals notwithstanding.
     assert logged_in(login(client, "admin", PASSWORD), client)
 
 
 @override_settings(LOGIN_ADDRESS_FAILURE_LIMIT=6, LOGIN_ADDRESS_WAIT_SECONDS=2)
-def test_the_address_ceiling_is_a_short_wait_while_a_locked_name_stays_locked(client, admin):
+def test_the_address_ceiling_is_a_short_wait_while_a_locked_name_stays_locked(client, admin, clock):
     lock("beheer", ip="10.7.7.7")
     # The sixth failure from the address, for yet another name: the whole address waits ...
     refused = login(Client(), "guess", "wrong", ip="10.7.7.7")
@@ -180,7 +179,7 @@ def test_the_address_ceiling_is_a_short_wait_while_a_locked_name_stays_locked(cl
     assert refused["Retry-After"] == "2"
     assert login(client, "admin", PASSWORD, ip="10.7.7.7").status_code == 429
     # ... two seconds, not the cool-off's fifteen minutes.
-    time.sleep(2.2)
+    clock.shift(2.2)
     assert logged_in(login(client, "admin", PASSWORD, ip="10.7.7.7"), client)
     # The name guessed five times is still locked out of that address, for its full cool-off.
     still = login(Client(), "beheer", PASSWORD, ip="10.7.7.7")
@@ -189,7 +188,7 @@ def test_the_address_ceiling_is_a_short_wait_while_a_locked_name_stays_locked(cl
 
 
 @override_settings(LOGIN_DELAY_SECONDS=1)
-def test_a_right_password_from_a_new_browser_of_a_locked_name_waits_and_then_signs_in(admin):
+def test_a_right_password_from_a_new_browser_of_a_locked_name_waits_and_then_signs_in(admin, clock):
     lock("admin")
     browser = Client()  # the club admin arrives, on another tablet at the same address
     asked = login(browser, "admin", PASSWORD)
@@ -203,7 +202,7 @@ def test_a_right_password_from_a_new_browser_of_a_locked_name_waits_and_then_sig
     token = delay_token(asked)
     assert token
     assert "_auth_user_id" not in browser.session
-    time.sleep(1.1)
+    clock.shift(1.1)
     assert logged_in(login_with(browser, "admin", PASSWORD, token), browser)
 
 
@@ -225,28 +224,29 @@ def test_before_the_wait_a_right_and_a_wrong_password_get_the_same_answer(admin)
 @override_settings(LOGIN_DELAY_SECONDS=1)
 def test_a_token_lets_exactly_one_password_check_through_and_a_wrong_one_doubles_the_wait(
     admin,
+    clock,
 ):
     lock("admin")
     browser = Client()
     token = delay_token(login(browser, "admin", PASSWORD))
-    time.sleep(1.1)
+    clock.shift(1.1)
     mistyped = login_with(browser, "admin", "wrong", token)
     assert mistyped.status_code == 429
     assert "Wacht 2 seconden" in notice(mistyped)
     # The spent token checks nothing more, the right password neither.
     assert login_with(browser, "admin", PASSWORD, token).status_code == 429
     assert "_auth_user_id" not in browser.session
-    time.sleep(2.1)
+    clock.shift(2.1)
     assert logged_in(login_with(browser, "admin", PASSWORD, delay_token(mistyped)), browser)
 
 
 @override_settings(LOGIN_DELAY_SECONDS=1)
-def test_one_check_per_wait_per_name_and_address_whichever_browser_comes_first(admin):
+def test_one_check_per_wait_per_name_and_address_whichever_browser_comes_first(admin, clock):
     lock("admin")
     guesser, member = Client(), Client()
     guesser_token = delay_token(login(guesser, "admin", "guess"))
     member_token = delay_token(login(member, "admin", PASSWORD))
-    time.sleep(1.1)
+    clock.shift(1.1)
     assert login_with(guesser, "admin", "guess-2", guesser_token).status_code == 429
     # The wait's one check is spent: the other browser's token of that wait checks nothing,
     # and the next check waits twice as long, for the member too.
@@ -258,13 +258,13 @@ def test_one_check_per_wait_per_name_and_address_whichever_browser_comes_first(a
 
 @override_settings(LOGIN_DELAY_SECONDS=1)
 @pytest.mark.parametrize("forgery", ["beheer's", "tampered", "x" * 5000, "a:b:c"])
-def test_a_token_of_another_name_or_forged_checks_nothing(admin, forgery):
+def test_a_token_of_another_name_or_forged_checks_nothing(admin, forgery, clock):
     lock("admin")
     lock("beheer")
     beheer_token = delay_token(login(Client(), "beheer", PASSWORD))
     admin_token = delay_token(login(Client(), "admin", PASSWORD))
     token = {"beheer's": beheer_token, "tampered": admin_token[:-2] + "xx"}.get(forgery, forgery)
-    time.sleep(1.1)
+    clock.shift(1.1)
     browser = Client()
     refused = login_with(browser, "admin", PASSWORD, token)
     assert refused.status_code == 429
@@ -275,7 +275,7 @@ def test_a_token_of_another_name_or_forged_checks_nothing(admin, forgery):
 
 
 @override_settings(LOGIN_DELAY_SECONDS=1)
-def test_the_admin_login_asks_the_same_question_and_goes_on_to_the_admin(client, admin):
+def test_the_admin_login_asks_the_same_question_and_goes_on_to_the_admin(client, admin, clock):
     url = reverse("admin:login")
     for _ in range(5):
         client.post(url, {"username": "admin", "password": "wrong"}, REMOTE_ADDR="10.1.1.1")
@@ -283,7 +283,7 @@ def test_the_admin_login_asks_the_same_question_and_goes_on_to_the_admin(client,
     assert asked.status_code == 429
     assert notice(asked).endswith(WAIT_ONE_SECOND)
     assert 'name="next" value="/admin/"' in asked.content.decode()
-    time.sleep(1.1)
+    clock.shift(1.1)
     answer = login_with(
         client, "admin", PASSWORD, delay_token(asked), ip="10.1.1.1", next="/admin/"
     )

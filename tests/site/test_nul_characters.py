@@ -10,7 +10,7 @@ from django.test import Client
 from django.urls import reverse
 
 from scoring.models import ClubMembership, Season
-from tests.conftest import make_club, make_session
+from tests.builders import make_club, make_session
 from tests.safety import row_counts
 
 MESSAGE = "Dit verzoek bevat een NUL-teken (U+0000)"

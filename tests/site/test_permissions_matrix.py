@@ -30,7 +30,7 @@ from scoring.lei import seals, services
 from scoring.models import ClubInvitation, ClubMembership, Season, Session
 from scoring.toernooi import checkin
 from scoring.toernooi import services as tournaments
-from tests.conftest import make_club, make_session, record
+from tests.builders import make_club, make_session, record
 from tests.safety import note
 
 ROLES = (

@@ -21,13 +21,6 @@ def evening(club):
     return services.evening_create(club=club)
 
 
-@pytest.fixture
-def organiser(club, django_user_model):
-    user = django_user_model.objects.create_user("beheer")
-    ClubMembership.objects.create(user=user, club=club, role="admin")
-    return user
-
-
 def page_of(evening) -> str:
     return "http://testserver" + reverse("evening_page", args=[evening.pk])
 

@@ -16,7 +16,6 @@ import secrets
 import string
 import subprocess
 import sys
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -26,21 +25,11 @@ from django.urls import reverse
 from scoring import access
 from scoring.lei import services
 from scoring.models import ClubMembership, Season, new_scorer_token
-from tests.conftest import make_session, record
+from tests.builders import make_session, record
+from tests.csp import POLICY, directives, inline_parts
 from toepen_site.middleware import client_ip
 
 ROOT = Path(__file__).resolve().parents[2]
-POLICY = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; "
-    "object-src 'none'"
-)
-
-
-def directives(header: str) -> list[str]:
-    """A policy's directives in a fixed order: django-csp writes them in no particular one
-    (browsers read them in any)."""
-    return sorted(part.strip() for part in header.split(";"))
 
 
 # --- manage.py check --deploy ----------------------------------------------------------------
@@ -147,38 +136,6 @@ def test_violation_reports_go_where_csp_report_uri_says(tmp_path):
     assert directives(policy) == directives(
         POLICY + "; report-uri https://lei.example.nl/csp-report"
     )
-
-
-class InlineFinder(HTMLParser):
-    """Everything a strict policy would block: inline scripts, styles and handlers."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.found: list[str] = []
-        self.htmx_configs: list[str] = []
-        self._in_script = False
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        names = dict(attrs)
-        if tag == "script" and not names.get("src"):
-            self.found.append("inline <script>")
-        if tag == "style":
-            self.found.append("<style> element")
-        for name, _value in attrs:
-            if name == "style":
-                self.found.append(f"style= on <{tag}>")
-            if name.startswith(("on", "hx-on")):
-                self.found.append(f"{name}= on <{tag}>")
-            if name == "href" and (_value or "").strip().lower().startswith("javascript:"):
-                self.found.append(f"javascript: link on <{tag}>")
-        if tag == "meta" and names.get("name") == "htmx-config":
-            self.htmx_configs.append(names.get("content") or "")
-
-
-def inline_parts(html: str) -> InlineFinder:
-    finder = InlineFinder()
-    finder.feed(html)
-    return finder
 
 
 TEMPLATE_PATTERNS = {

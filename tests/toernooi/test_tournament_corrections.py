@@ -11,7 +11,6 @@ from scoring.lei import services
 from scoring.models import (
     AuditEntry,
     Club,
-    ClubMembership,
     Player,
     Series,
     Session,
@@ -22,23 +21,9 @@ from scoring.toernooi import checkin
 from scoring.toernooi import results as tournament_results
 from scoring.toernooi import services as tournaments
 from scoring.toernooi.selectors import tournament_standings
-from tests.conftest import new_key, standings_shown
+from tests.builders import HX, new_key, standings_shown
 
 NAMES = ["Anne", "Bas", "Cees", "Dirk", "Eva", "Fien", "Gijs", "Hans"]
-HX = {"HTTP_HX_REQUEST": "true"}
-
-
-@pytest.fixture
-def members(club) -> list[Player]:
-    return [Player.objects.create(club=club, name=name) for name in NAMES]
-
-
-@pytest.fixture
-def org(client, club, django_user_model):
-    user = django_user_model.objects.create_user("organisator", is_staff=True)
-    ClubMembership.objects.create(user=user, club=club, role="admin")
-    client.force_login(user)
-    return client
 
 
 @pytest.fixture

@@ -13,19 +13,13 @@ from dataclasses import replace
 import pytest
 from django.urls import reverse
 
-from scoring.models import ClubMembership, Player, Tournament
+from scoring.models import Player, Tournament
 from scoring.toernooi import checkin, finish, room_views
 from scoring.toernooi import results as tournament_results
 from scoring.toernooi import selectors as tournament_selectors
 from scoring.toernooi import services as tournaments
-from tests.conftest import record
-from tests.toernooi.test_tournament_views import (
-    HX,
-    NAMES,
-    finished_series,
-    messages_of,
-    play_out,
-)
+from tests.builders import HX, record
+from tests.toernooi.tournaments import finished_series, messages_of, play_out
 
 LONG = "Wilhelmina van den Berg-Hoogendoorn"
 
@@ -66,33 +60,8 @@ def standings_names(html: str, table_id: str) -> list[tuple[str, str]]:
     ]
 
 
-@pytest.fixture
-def members(club) -> list[Player]:
-    return [Player.objects.create(club=club, name=name) for name in NAMES]
-
-
-@pytest.fixture
-def org(client, club, django_user_model):
-    user = django_user_model.objects.create_user("organisator", is_staff=True)
-    ClubMembership.objects.create(user=user, club=club, role="admin")
-    client.force_login(user)
-    return client
-
-
-@pytest.fixture
-def tournament(club) -> Tournament:
-    return tournaments.tournament_create(club=club, name="Wintertoernooi", series_count=2)
-
-
-@pytest.fixture
-def public(club):
-    club.standings_public = True
-    club.save()
-    return club
-
-
-def test_after_the_final_the_public_standings_show_the_final_order(client, public, members):
-    tournament = with_final(public, members)
+def test_after_the_final_the_public_standings_show_the_final_order(client, public_club, members):
+    tournament = with_final(public_club, members)
     assert tournament.status == Tournament.Status.FINISHED
     order = finish.final_order(tournament)
     final_winner = next(row for row in order if row.final_place == 1)
@@ -111,7 +80,7 @@ def test_after_the_final_the_public_standings_show_the_final_order(client, publi
     )
     assert [row.player for row in order[4:]] == [r.player for r in standings.rows[4:]]
 
-    html = client.get(reverse("tournament_standings", args=[public.slug, tournament.pk]))
+    html = client.get(reverse("tournament_standings", args=[public_club.slug, tournament.pk]))
     text = html.content.decode()
     assert "Einduitslag" in text
     assert "voorlopig" not in text
@@ -121,12 +90,12 @@ def test_after_the_final_the_public_standings_show_the_final_order(client, publi
     assert "finaletafel: 1e" in text
 
 
-def test_equal_at_the_final_table_the_row_below_says_the_series_decided(client, public):
+def test_equal_at_the_final_table_the_row_below_says_the_series_decided(client, public_club):
     """Two tables' winners and two seconds at the final, won by a second: the other three
     share 2nd place there, and the standings after the series put the second below the
     winners. The page says why."""
-    eight = [Player.objects.create(club=public, name=f"Speler {n}") for n in range(1, 9)]
-    tournament = with_final(public, eight)
+    eight = [Player.objects.create(club=public_club, name=f"Speler {n}") for n in range(1, 9)]
+    tournament = with_final(public_club, eight)
     top = finish.final_order(tournament)[:4]
     assert [r.final_place for r in top] == [1, 2, 2, 2]
     assert [(r.place, r.decided_by) for r in top] == [
@@ -135,7 +104,7 @@ def test_equal_at_the_final_table_the_row_below_says_the_series_decided(client, 
         (2, ""),
         (4, "stand na de series"),
     ]
-    html = client.get(reverse("tournament_standings", args=[public.slug, tournament.pk]))
+    html = client.get(reverse("tournament_standings", args=[public_club.slug, tournament.pk]))
     assert html.content.decode().count("(stand na de series)") == 1
 
 
@@ -150,10 +119,10 @@ def test_the_final_table_is_closed_by_its_own_name(org, club):
     assert "Serie afsluiten" not in text
 
 
-def test_after_the_final_the_tv_shows_the_final_order(client, public, members):
-    tournament = with_final(public, members)
+def test_after_the_final_the_tv_shows_the_final_order(client, public_club, members):
+    tournament = with_final(public_club, members)
     order = finish.final_order(tournament)
-    tv = client.get(reverse("tournament_tv", args=[public.slug, tournament.pk]), **HX)
+    tv = client.get(reverse("tournament_tv", args=[public_club.slug, tournament.pk]), **HX)
     text = tv.content.decode()
     assert "Einduitslag" in text
     names = re.findall(r'<td class="name" data-name>([^<]+)</td>', text)
@@ -161,12 +130,14 @@ def test_after_the_final_the_tv_shows_the_final_order(client, public, members):
     assert 'class="tv-board tv-board--wide"' in text  # no tables left to show
 
 
-def test_before_the_final_is_closed_the_room_sees_the_standings(client, public, members):
-    tournament = tournaments.tournament_create(club=public, name="Finale-avond", series_count=1)
+def test_before_the_final_is_closed_the_room_sees_the_standings(client, public_club, members):
+    tournament = tournaments.tournament_create(
+        club=public_club, name="Finale-avond", series_count=1
+    )
     series = finished_series(tournament, members)
     tournament_results.series_finish(series=series)
     tournament_results.final_table_create(tournament=tournament, seed=3)
-    text = client.get(reverse("tournament_standings", args=[public.slug, tournament.pk]))
+    text = client.get(reverse("tournament_standings", args=[public_club.slug, tournament.pk]))
     assert "Einduitslag" not in text.content.decode()
     standings = tournament_selectors.tournament_standings(tournament)
     rows = standings_names(text.content.decode(), "tournament-standings")
@@ -192,13 +163,13 @@ def test_a_shared_place_has_an_equals_sign_and_a_withdrawal_is_marked(org, club,
     assert "Een = achter de plaats: die plaats wordt gedeeld." in page
 
 
-def test_the_public_prize_list_comes_with_the_end_and_shows_initials(client, public, members):
+def test_the_public_prize_list_comes_with_the_end_and_shows_initials(client, public_club, members):
     shy = members[0]
     shy.name, shy.public_initials = LONG, True
     shy.save()
-    tournament = tournaments.tournament_create(club=public, name="Avond", series_count=1)
+    tournament = tournaments.tournament_create(club=public_club, name="Avond", series_count=1)
     series = finished_series(tournament, members)
-    url = reverse("tournament_public_prizes", args=[public.slug, tournament.pk])
+    url = reverse("tournament_public_prizes", args=[public_club.slug, tournament.pk])
     before = client.get(url).content.decode()
     assert "De prijslijst komt hier zodra het toernooi is afgelopen." in before
     assert 'id="prize-list"' not in before
@@ -211,14 +182,14 @@ def test_the_public_prize_list_comes_with_the_end_and_shows_initials(client, pub
     assert "Einduitslag" in after
     assert "W.V.D.B." in after
     assert LONG not in after
-    standings = client.get(reverse("tournament_standings", args=[public.slug, tournament.pk]))
+    standings = client.get(reverse("tournament_standings", args=[public_club.slug, tournament.pk]))
     assert url in standings.content.decode()  # the standings link to the prize list
 
 
-def test_the_organiser_hides_the_prize_list_and_shows_it_again(org, client, public, members):
-    tournament = with_final(public, members)
-    prizes = reverse("tournament_public_prizes", args=[public.slug, tournament.pk])
-    public_csv = reverse("tournament_public_csv", args=[public.slug, tournament.pk])
+def test_the_organiser_hides_the_prize_list_and_shows_it_again(org, client, public_club, members):
+    tournament = with_final(public_club, members)
+    prizes = reverse("tournament_public_prizes", args=[public_club.slug, tournament.pk])
+    public_csv = reverse("tournament_public_csv", args=[public_club.slug, tournament.pk])
     switch = reverse("tournament_prizes_public", args=[tournament.pk])
     response = org.post(switch, {"public": "0"}, follow=True)
     assert "De prijslijst is verborgen: alleen de organisator ziet haar." in messages_of(response)
@@ -227,7 +198,7 @@ def test_the_organiser_hides_the_prize_list_and_shows_it_again(org, client, publ
     # Kept back from everyone but the organiser's own page: a member of the club included.
     assert org.get(prizes).status_code == 404
     assert org.get(public_csv).status_code == 404
-    standings = org.get(reverse("tournament_standings", args=[public.slug, tournament.pk]))
+    standings = org.get(reverse("tournament_standings", args=[public_club.slug, tournament.pk]))
     assert prizes not in standings.content.decode()
     assert org.get(reverse("tournament_prizes", args=[tournament.pk])).status_code == 200
     assert org.post(switch, {"public": "1"}).status_code == 302
@@ -251,11 +222,13 @@ def read_csv(response) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(response.content.decode())))
 
 
-def test_the_final_standings_as_csv_for_the_organiser_and_the_public(org, client, public, members):
+def test_the_final_standings_as_csv_for_the_organiser_and_the_public(
+    org, client, public_club, members
+):
     shy = members[1]
     shy.name, shy.public_initials = "=Bas de Vries", True  # a formula, were it not defused
     shy.save()
-    tournament = with_final(public, members)
+    tournament = with_final(public_club, members)
     order = finish.final_order(tournament)
     mine = read_csv(org.get(reverse("tournament_csv", args=[tournament.pk])))
     assert [r["player"] for r in mine] == [
@@ -268,7 +241,7 @@ def test_the_final_standings_as_csv_for_the_organiser_and_the_public(org, client
     assert {r["final"] for r in mine} == {"1"}
     client.logout()
     theirs = read_csv(
-        client.get(reverse("tournament_public_csv", args=[public.slug, tournament.pk]))
+        client.get(reverse("tournament_public_csv", args=[public_club.slug, tournament.pk]))
     )
     assert "=Bas de Vries" not in {r["player"] for r in theirs}
     assert "'=Bas de Vries" not in {r["player"] for r in theirs}
@@ -276,11 +249,11 @@ def test_the_final_standings_as_csv_for_the_organiser_and_the_public(org, client
     assert len(theirs) == len(members)
 
 
-def test_a_series_that_has_just_begun_shows_the_last_closed_standings(client, public, members):
-    tournament = tournaments.tournament_create(club=public, name="Avond", series_count=2)
+def test_a_series_that_has_just_begun_shows_the_last_closed_standings(client, public_club, members):
+    tournament = tournaments.tournament_create(club=public_club, name="Avond", series_count=2)
     first = finished_series(tournament, members)
     tournament_results.series_finish(series=first)
-    url = reverse("tournament_standings", args=[public.slug, tournament.pk])
+    url = reverse("tournament_standings", args=[public_club.slug, tournament.pk])
     closed = standings_names(client.get(url).content.decode(), "tournament-standings")
     second = tournaments.series_draw(tournament=tournament, expected_number=2, seed=9)
     tournaments.series_start(series=second)
@@ -296,18 +269,18 @@ def test_a_series_that_has_just_begun_shows_the_last_closed_standings(client, pu
 
 @pytest.mark.parametrize("over", [False, True])
 def test_the_standings_page_reads_one_query_more_once_over(
-    django_assert_num_queries, client, public, members, over
+    django_assert_num_queries, client, public_club, members, over
 ):
     tournament = (
-        with_final(public, members)
+        with_final(public_club, members)
         if over
-        else tournaments.tournament_create(club=public, name="Avond", series_count=2)
+        else tournaments.tournament_create(club=public_club, name="Avond", series_count=2)
     )
-    url = reverse("tournament_standings", args=[public.slug, tournament.pk])
+    url = reverse("tournament_standings", args=[public_club.slug, tournament.pk])
     # The club, the tournament, the standings' three; once over the final table's places.
     with django_assert_num_queries(6 if over else 5):
         assert client.get(url).status_code == 200
-    prizes = reverse("tournament_public_prizes", args=[public.slug, tournament.pk])
+    prizes = reverse("tournament_public_prizes", args=[public_club.slug, tournament.pk])
     with django_assert_num_queries(6 if over else 2):
         assert client.get(prizes).status_code == 200
 
@@ -315,12 +288,12 @@ def test_the_standings_page_reads_one_query_more_once_over(
 # --- the TV that holds any night ------------------------------------------------------------
 
 
-def test_the_tv_pages_200_players_tables_beside_their_standings(client, public):
-    players = [Player.objects.create(club=public, name=f"{LONG} {i:03}") for i in range(200)]
-    tournament = tournaments.tournament_create(club=public, name="Groot", series_count=3)
+def test_the_tv_pages_200_players_tables_beside_their_standings(client, public_club):
+    players = [Player.objects.create(club=public_club, name=f"{LONG} {i:03}") for i in range(200)]
+    tournament = tournaments.tournament_create(club=public_club, name="Groot", series_count=3)
     checkin.tournament_check_in(tournament=tournament, players=players)
     tournaments.series_draw(tournament=tournament, expected_number=1, seed=4)
-    url = reverse("tournament_tv", args=[public.slug, tournament.pk])
+    url = reverse("tournament_tv", args=[public_club.slug, tournament.pk])
     seen: list[int] = []
     standings_pages = set()
     page, turns = 1, 0
@@ -342,14 +315,14 @@ def test_the_tv_pages_200_players_tables_beside_their_standings(client, public):
     assert seen[: seen.index(50) + 1] == list(range(1, 51))
 
 
-def test_a_tv_whose_tables_turn_pages_keeps_polling(client, public, monkeypatch):
+def test_a_tv_whose_tables_turn_pages_keeps_polling(client, public_club, monkeypatch):
     """A pushed part is drawn only when something changes: a TV whose standings fit one page
     but whose tables need more than one would stay on its first tables, so it polls."""
-    players = [Player.objects.create(club=public, name=f"Speler {i:02}") for i in range(20)]
-    tournament = tournaments.tournament_create(club=public, name="Avond", series_count=2)
+    players = [Player.objects.create(club=public_club, name=f"Speler {i:02}") for i in range(20)]
+    tournament = tournaments.tournament_create(club=public_club, name="Avond", series_count=2)
     checkin.tournament_check_in(tournament=tournament, players=players)
     tournaments.series_draw(tournament=tournament, expected_number=1, seed=4)
-    url = reverse("tournament_tv", args=[public.slug, tournament.pk])
+    url = reverse("tournament_tv", args=[public_club.slug, tournament.pk])
     board = client.get(url, **HX).content.decode().split(">", 1)[0]
     assert "data-push" in board  # five tables and 20 players: one screen, pushed
     monkeypatch.setattr(room_views, "TV_TABLE_LINES", 5)  # two tables of four to a page

@@ -13,28 +13,10 @@ from django.db import connection
 from django.test import Client
 from django.urls import reverse
 
-from scoring.models import AuditEntry, ClubMembership, Player, Series, TableSeat, Tournament
-from scoring.toernooi import services as tournaments
-from tests.toernooi.test_tournament_views import NAMES, drawn, messages_of, state
+from scoring.models import AuditEntry, Series, TableSeat
+from tests.toernooi.tournaments import drawn, messages_of, state
 
 TOLD = "Iemand anders heeft intussen opnieuw geloot"
-
-
-@pytest.fixture
-def organiser(club, django_user_model):
-    user = django_user_model.objects.create_user("organisator", is_staff=True)
-    ClubMembership.objects.create(user=user, club=club, role="admin")
-    return user
-
-
-@pytest.fixture
-def members(club) -> list[Player]:
-    return [Player.objects.create(club=club, name=name) for name in NAMES]
-
-
-@pytest.fixture
-def tournament(club) -> Tournament:
-    return tournaments.tournament_create(club=club, name="Wintertoernooi", series_count=2)
 
 
 def seating(series: Series) -> list[tuple[int, int, int]]:

@@ -29,7 +29,7 @@ from scoring.toernooi import results as tournament_results
 from scoring.toernooi import selectors as tournament_selectors
 from scoring.toernooi import services as tournaments
 from scoring.toernooi.draw import repeat_pairs
-from tests.conftest import new_key, record
+from tests.builders import make_club, new_key, record
 
 DATE = datetime.date(2026, 12, 19)
 
@@ -602,8 +602,6 @@ def test_a_tournament_with_bad_settings_is_refused(club, options, message):
 
 
 def test_a_check_in_of_another_clubs_player_is_refused(club):
-    from tests.conftest import make_club
-
     other = make_club("De Zwarte Zes", "zwarte-zes")
     stranger = Player.objects.create(club=other, name="Vreemde")
     tournament = make_tournament(club)

@@ -19,89 +19,21 @@ from scoring.models import (
     Player,
     Series,
     Session,
-    TableSeat,
     Tournament,
     TournamentEntry,
 )
-from scoring.toernooi import checkin
 from scoring.toernooi import results as tournament_results
 from scoring.toernooi import services as tournaments
-from tests.conftest import make_club, new_key
-
-NAMES = [
-    "Anne", "Bas", "Cees", "Dirk", "Eva", "Fien", "Gijs",
-    "Hans", "Ilse", "Joop", "Kees", "Lies", "Mien",
-]  # fmt: skip
-HX = {"HTTP_HX_REQUEST": "true"}
-
-
-@pytest.fixture
-def organiser(club, django_user_model):
-    user = django_user_model.objects.create_user("organisator", is_staff=True)
-    ClubMembership.objects.create(user=user, club=club, role="admin")
-    return user
-
-
-@pytest.fixture
-def members(club) -> list[Player]:
-    return [Player.objects.create(club=club, name=name) for name in NAMES]
-
-
-@pytest.fixture
-def tournament(club) -> Tournament:
-    return tournaments.tournament_create(club=club, name="Wintertoernooi", series_count=2)
-
-
-@pytest.fixture
-def org(client, organiser):
-    client.force_login(organiser)
-    return client
-
-
-def check_in(tournament: Tournament, players: list[Player]) -> None:
-    checkin.tournament_check_in(tournament=tournament, players=players)
-
-
-def drawn(tournament: Tournament, players: list[Player], seed: int = 7) -> Series:
-    check_in(tournament, players)
-    return tournaments.series_draw(
-        tournament=tournament, expected_number=tournaments.next_series_number(tournament), seed=seed
-    )
-
-
-def play_out(session: Session) -> None:
-    """Rounds won by the first seat until the engine ends the game (a toepkoning)."""
-    session.refresh_from_db()
-    winner = session.seats.select_related("player").first().player.name
-    while session.status == Session.Status.RUNNING:
-        services.session_record_event(
-            session=session,
-            event={"type": "win", "player": winner},
-            version=session.version,
-            key=new_key(),
-        )
-        session.refresh_from_db()
-
-
-def messages_of(response) -> list[str]:
-    return [str(m) for m in response.context["messages"]] if response.context else []
-
-
-def state(tournament: Tournament) -> tuple:
-    """Everything the organiser's writes touch, to show a refusal changed nothing."""
-    return (
-        list(TournamentEntry.objects.filter(tournament=tournament).values_list(
-            "player_id", "from_series", "withdrawn_after"
-        ).order_by("player_id")),
-        list(Series.objects.filter(tournament=tournament).values_list(
-            "number", "state", "seed"
-        ).order_by("number")),
-        list(TableSeat.objects.filter(series__tournament=tournament).values_list(
-            "series__number", "table__number", "position", "player_id"
-        ).order_by("series__number", "table__number", "position")),
-        Session.objects.count(),
-    )  # fmt: skip
-
+from tests.builders import HX, make_club, new_key
+from tests.csp import POLICY, directives, inline_parts
+from tests.toernooi.tournaments import (
+    check_in,
+    drawn,
+    finished_series,
+    messages_of,
+    play_out,
+    state,
+)
 
 # --- creating -------------------------------------------------------------------------------
 
@@ -644,14 +576,6 @@ def test_a_paper_lei_with_a_missing_total_is_refused_by_the_form(org, tournament
 # --- standings, TV, final table and prizes --------------------------------------------------
 
 
-def finished_series(tournament: Tournament, players: list[Player], seed: int = 7) -> Series:
-    series = drawn(tournament, players, seed)
-    tournaments.series_start(series=series)
-    for table in series.tables.all():
-        play_out(table.session)
-    return series
-
-
 def test_the_standings_are_provisional_while_a_series_plays(client, club, tournament, members):
     club.standings_public = True
     club.save()
@@ -843,8 +767,6 @@ def test_the_draw_speaks_english_and_german(org, tournament, members, language, 
 
 
 def test_every_toernooi_page_has_nothing_inline_for_the_policy(org, club, tournament, members):
-    from tests.site.test_security_headers import POLICY, directives, inline_parts
-
     series = drawn(tournament, members)
     tournaments.series_start(series=series)
     pk = tournament.pk

@@ -15,32 +15,14 @@ from django.utils import timezone
 from scoring.models import ClubMembership, Player, Series, Tournament
 from scoring.toernooi import checkin, results
 from scoring.toernooi import services as tournaments
-from tests.conftest import make_club
-from tests.toernooi.test_tournament_views import play_out
+from tests.builders import HX, make_club
+from tests.csp import POLICY, directives, inline_parts
+from tests.toernooi.tournaments import play_out
 
 NAMES = [
     "Wilhelmina van den Berg", "Bas", "Cees", "Dirk", "Eva", "Fien", "Gijs",
     "Hans", "Ilse", "Joop", "Kees", "Lies", "Mien",
 ]  # fmt: skip
-HX = {"HTTP_HX_REQUEST": "true"}
-
-
-@pytest.fixture
-def organiser(club, django_user_model):
-    user = django_user_model.objects.create_user("organisator", is_staff=True)
-    ClubMembership.objects.create(user=user, club=club, role="admin")
-    return user
-
-
-@pytest.fixture
-def org(client, organiser):
-    client.force_login(organiser)
-    return client
-
-
-@pytest.fixture
-def members(club) -> list[Player]:
-    return [Player.objects.create(club=club, name=name) for name in NAMES]
 
 
 def timed(club, **fields) -> Tournament:
@@ -343,8 +325,6 @@ def test_only_the_organiser_starts_or_stops_the_clock(client, club, members, dja
 
 
 def test_the_wall_and_the_clock_have_nothing_inline_for_the_policy(org, club, members):
-    from tests.site.test_security_headers import POLICY, directives, inline_parts
-
     club.standings_public = True
     club.save()
     tournament = timed(club)

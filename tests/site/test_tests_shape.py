@@ -1,0 +1,105 @@
+"""The tests stay cheap to extend: no test module imports another (what they share lives in a
+conftest.py or a helper module such as tests/builders.py), and they do not sleep their time away
+(a fake clock, ``clock`` in tests/conftest.py, moves time instead)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parents[1]
+# Seconds of literal sleeps (time.sleep, asyncio.sleep) the whole suite may hold: the few short
+# waits in polling loops that wait for another process or thread to get somewhere.
+SLEEP_BUDGET = 2.0
+# A conftest is loaded by pytest, never imported. tests/browser/conftest.py still hands a few
+# names (console_errors, TABLET) to its modules; its owner moves them out when its servers change.
+IMPORTABLE_CONFTESTS = {"tests.browser.conftest"}
+
+
+def modules() -> list[Path]:
+    return sorted(TESTS.rglob("*.py"))
+
+
+def module_name(path: Path) -> str:
+    return ".".join(path.relative_to(TESTS.parent).with_suffix("").parts)
+
+
+def imported(tree: ast.AST, here: str) -> list[tuple[int, str]]:
+    """Every module an ``import`` names, at any depth (in functions too), as a dotted name;
+    ``from tests.x import test_y`` names ``tests.x.test_y`` as well as ``tests.x``."""
+    found = []
+    package = here.rsplit(".", 1)[0]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parts, *([base] if base else [])])
+            found.append((node.lineno, base))
+            found += [(node.lineno, f"{base}.{alias.name}") for alias in node.names]
+    return found
+
+
+def is_test_module(name: str) -> bool:
+    return name.startswith("tests.") and name.rsplit(".", 1)[-1].startswith("test_")
+
+
+def is_conftest(name: str) -> bool:
+    return name.startswith("tests.") and name.rsplit(".", 1)[-1] == "conftest"
+
+
+def test_no_test_module_imports_another_or_a_conftest():
+    wrong = []
+    for path in modules():
+        here = module_name(path)
+        for line, name in imported(ast.parse(path.read_text()), here):
+            if is_test_module(name) or (is_conftest(name) and name not in IMPORTABLE_CONFTESTS):
+                wrong.append(f"{path.relative_to(TESTS.parent)}:{line} imports {name}")
+    assert wrong == [], "\n".join(wrong)
+
+
+def sleeps(tree: ast.AST) -> list[tuple[int, float | None]]:
+    """Each ``sleep(...)`` call (``time.sleep``, ``asyncio.sleep``, a bare ``sleep``) with its
+    seconds when they are written as a number, else None."""
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        if name != "sleep":
+            continue
+        seconds = node.args[0] if node.args else None
+        if isinstance(seconds, ast.Constant) and isinstance(seconds.value, int | float):
+            found.append((node.lineno, float(seconds.value)))
+        else:
+            found.append((node.lineno, None))
+    return found
+
+
+def test_the_suite_sleeps_at_most_two_seconds_and_only_for_written_numbers():
+    total = 0.0
+    unbounded = []
+    for path in modules():
+        for line, seconds in sleeps(ast.parse(path.read_text())):
+            if seconds is None:
+                unbounded.append(f"{path.relative_to(TESTS.parent)}:{line}")
+            else:
+                total += seconds
+    # A sleep of a computed time cannot be summed: move the clock (``clock.shift``) instead.
+    assert unbounded == [], unbounded
+    assert total <= SLEEP_BUDGET, f"{total:.2f} s of sleeps in tests"
+
+
+def test_the_shape_checks_see_what_they_look_for():
+    source = (
+        "import time\nfrom tests.lei import test_views_tablet\n"
+        "def f():\n    from tests.conftest import x\n    time.sleep(1.5)\n    time.sleep(n)\n"
+    )
+    tree = ast.parse(source)
+    names = [name for _, name in imported(tree, "tests.site.test_x")]
+    assert any(is_test_module(n) for n in names)
+    assert any(is_conftest(n) for n in names)
+    assert sleeps(tree) == [(5, 1.5), (6, None)]
