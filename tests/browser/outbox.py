@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
 from scoring.models import Club, Session
@@ -49,15 +50,27 @@ def open_tablet(page, base_url: str, session: Session) -> None:
     """Open the tablet by its scorer link and wait until the service worker keeps the page."""
     page.goto(f"{base_url}/tafel/{session.scorer_token}/")
     page.wait_for_selector("#round[data-version]")
-    kept = (
-        "navigator.serviceWorker.ready.then(() => caches.open('lei-tablet-v1'))"
-        ".then((c) => c.match(location.pathname)).then(Boolean)"
-    )
-    for _ in range(100):  # evaluate() waits for the promise; wait_for_function would not
-        if page.evaluate(kept):
-            return
-        page.wait_for_timeout(100)
-    raise AssertionError("the service worker did not keep the tablet page")
+    wait_until_kept(page)
+
+
+# wait_for_function does not await a promise the predicate returns: each poll starts a look in
+# the worker's cache, and the next one reads what the last look found.
+KEPT = """() => {
+  navigator.serviceWorker.ready
+    .then(() => caches.open('lei-tablet-v1'))
+    .then((copies) => copies.match(location.pathname))
+    .then((copy) => { window.__leiKept = Boolean(copy); });
+  return window.__leiKept === true;
+}"""
+
+
+def wait_until_kept(page) -> None:
+    """Wait until the service worker keeps the page that is open (lei.js hands it over after
+    the page is drawn, and says nothing when it is kept)."""
+    try:
+        page.wait_for_function(KEPT, polling=100, timeout=10_000)
+    except PlaywrightTimeoutError:
+        raise AssertionError("the service worker did not keep the tablet page") from None
 
 
 def button(page, name: str):

@@ -191,10 +191,13 @@ def test_a_refusal_stops_the_outbox_at_that_tap_and_says_why(
     tablet, context, live_server, screenshot_dir
 ):
     session = make_table()
+    sent = []
+    tablet.on("request", lambda r: sent.append(r.url) if "/gebeurtenis/" in r.url else None)
+    tablet.clock.install()
     open_tablet(tablet, live_server.url, session)
     context.set_offline(True)
     tap(tablet, "Toep: Bas")
-    tablet.wait_for_timeout(700)  # not a double tap: the scorer taps it again, by mistake
+    tablet.clock.run_for(700)  # not a double tap (lei.js: 600 ms): the scorer taps it again
     tap(tablet, "Toep: Bas")
     tap(tablet, "Weg: Cees")
     context.set_offline(False)
@@ -206,8 +209,10 @@ def test_a_refusal_stops_the_outbox_at_that_tap_and_says_why(
     )
     expect(tablet.locator("#outbox")).to_contain_text("2 nog niet verstuurd")
     tablet.screenshot(path=screenshot_dir / "outbox-refused-768x1024.png", full_page=True)
-    tablet.wait_for_timeout(500)
-    assert events(session) == [("knock", "Bas")]  # nothing after the refusal went out
+    before = len(sent)
+    tablet.clock.run_for(10_000)  # past every retry of the outbox (lei.js: 5 s at most)
+    assert len(sent) == before  # nothing after the refusal went out, nor the refused tap again
+    assert events(session) == [("knock", "Bas")]
 
     button(tablet, "verwijder deze tik").click()
     drained(tablet)

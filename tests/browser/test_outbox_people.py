@@ -12,7 +12,16 @@ import pytest
 from playwright.sync_api import Error, expect
 
 from scoring.models import Club
-from tests.browser.outbox import CACHED, KEPT_LEI, button, drained, events, make_table, tap
+from tests.browser.outbox import (
+    CACHED,
+    KEPT_LEI,
+    button,
+    drained,
+    events,
+    make_table,
+    tap,
+    wait_until_kept,
+)
 from tests.builders import make_session
 
 pytestmark = pytest.mark.browser
@@ -48,12 +57,7 @@ def open_tablet(page, base_url: str, session) -> None:
     """The tablet page of a member, once the service worker keeps it."""
     page.goto(f"{base_url}/sessies/{session.pk}/")
     page.wait_for_selector("#round[data-version]")
-    kept = "caches.open('lei-tablet-v1').then((c) => c.match(location.pathname)).then(Boolean)"
-    for _ in range(100):
-        if page.evaluate(f"navigator.serviceWorker.ready.then(() => {kept})"):
-            return
-        page.wait_for_timeout(100)
-    raise AssertionError("the service worker did not keep the tablet page")
+    wait_until_kept(page)
 
 
 def test_taps_wait_through_a_lost_login_and_are_sent_in_order_after_logging_in_again(
@@ -99,6 +103,7 @@ def test_taps_wait_through_a_login_ending_and_go_after_signing_in_in_another_tab
     the token of the page that took them, and were refused "Verboden (403)" for ever)."""
     session = make_table()
     member(django_user_model, session.club, "teller")
+    tablet.clock.install()
     log_in(tablet, base_url, "teller")
     open_tablet(tablet, base_url, session)
     tablet.route("**/gebeurtenis/", lambda route: route.abort())  # no wifi for the taps
@@ -113,7 +118,9 @@ def test_taps_wait_through_a_login_ending_and_go_after_signing_in_in_another_tab
 
     other = context.new_page()
     log_in(other, base_url, "teller")
-    drained(tablet)  # it tries again now and then, with the token of the moment
+    # It tries again every 5 s while a login is needed (lei.js), with the token of the moment.
+    tablet.clock.run_for(5_000)
+    drained(tablet)
     assert events(session) == LOGGED
     other.close()
 

@@ -39,9 +39,11 @@ PAGE = """<!doctype html><html><head>
 
 
 def open_page(browser, page_html: str):
-    """A context whose page at http://poll.test/ is ``page_html`` with this tree's poll.js."""
+    """A context whose page at http://poll.test/ is ``page_html`` with this tree's poll.js, on
+    Playwright's clock: poll.js's retries come when the test moves the clock (``run_for``)."""
     context = browser.new_context()
     page = context.new_page()
+    page.clock.install()
     page.route(
         "http://poll.test/poll.js",
         lambda route: route.fulfill(body=POLL_JS, content_type="text/javascript"),
@@ -79,7 +81,7 @@ def test_a_stream_whose_element_is_no_longer_pushed_fails_without_a_lasting_noti
         }"""
     )
     page.evaluate("window.streams[0].emit('error')")
-    page.wait_for_timeout(1500)  # past the first try again
+    page.clock.run_for(1500)  # past the first try again (1 s after a failure)
     expect(notice).to_be_hidden()
     assert page.evaluate("window.streams.length") == 1
 
@@ -112,7 +114,7 @@ def test_an_element_that_polls_instead_of_its_failed_stream_is_not_held_back(pag
         }"""
     )
     page.evaluate("window.streams[0].emit('error')")
-    page.wait_for_timeout(1500)
+    page.clock.run_for(1500)  # past the first try again
     assert not held_back(page)
     assert page.evaluate("window.streams.length") == 1
 
@@ -130,7 +132,7 @@ def test_a_pushed_part_without_data_push_ends_its_stream_and_polls(page_of_its_o
     )
     assert page.evaluate("window.streams[0].closed")
     assert not held_back(page)
-    page.wait_for_timeout(1500)
+    page.clock.run_for(1500)  # past the first try again
     assert page.evaluate("window.streams.length") == 1
     expect(page.locator("[data-stale]")).to_be_hidden()
 
@@ -169,7 +171,6 @@ def test_a_poll_answered_after_the_stream_came_back_does_not_replace_what_it_pus
     """Polling after three failed tries, then the stream is tried again and says hello while a
     poll is under way: that poll's answer may be older than what the stream pushes next."""
     page = page_of_its_own
-    page.clock.install()
     for attempt in range(3):
         page.evaluate(f"window.streams[{attempt}].emit('error')")
         if attempt < 2:

@@ -8,6 +8,7 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from tests.browser.layout import SIZES, full_table, open_tablet, screen
+from tests.browser.outbox import wait_until_kept
 
 pytestmark = pytest.mark.browser
 
@@ -27,12 +28,8 @@ def test_deel_fetches_the_scorer_link_which_the_page_and_its_copy_never_hold(scr
     open_tablet(tablet, base_url, session)
     secret = reverse("scorer_link", args=[session.scorer_token])
     assert secret not in tablet.content()
-    kept = ""
-    for _ in range(100):  # until the service worker keeps the page; evaluate() awaits
-        kept = tablet.evaluate(KEPT_PAGE)
-        if kept:
-            break
-        tablet.wait_for_timeout(100)
+    wait_until_kept(tablet)
+    kept = tablet.evaluate(KEPT_PAGE)
     assert 'id="panel"' in kept
     assert secret not in kept
 

@@ -1,7 +1,10 @@
 """A viewer's page in Chromium, served by the streams' server as deployed (README,
 "Production": gunicorn with uvicorn's worker, DEBUG off, collectstatic's manifest), takes the
 change a tablet on the pages' server (gunicorn's sync workers) made from its stream, and sends
-no poll meanwhile. Skipped without PostgreSQL, as push is."""
+no poll meanwhile. Skipped without PostgreSQL, as push is.
+
+The page's time is Playwright's clock: the test moves it past the page's 3 s poll
+(``run_for``) instead of waiting that long, and a poll that is not held back is sent then."""
 
 from __future__ import annotations
 
@@ -35,10 +38,11 @@ def test_a_viewer_page_is_pushed_a_tap_and_does_not_poll(
         ),
     )
     viewer = access.viewer_token(session.pk, session.viewer_key or "")
-    page.goto(f"{push_url}/kijk/{viewer}/")
+    page.clock.install()
+    with page.expect_request(lambda r: "/stroom/" in r.url):
+        page.goto(f"{push_url}/kijk/{viewer}/")
     expect(page.locator("body")).to_have_attribute("data-push", "/stroom/")
-    page.wait_for_timeout(3500)  # past the page's 3 s poll: held back while the stream is open
-    assert streams, "the page opened no stream"
+    page.clock.run_for(3500)  # past the page's 3 s poll: held back while the stream is open
 
     open_tablet(tablet, base_url, session)  # the other server: the tap reaches it by NOTIFY
     tap(tablet, "Toep: Bas")
@@ -47,17 +51,24 @@ def test_a_viewer_page_is_pushed_a_tap_and_does_not_poll(
     expect(page.locator("#live")).to_have_attribute(
         "data-etag", re.compile(rf"lei-{session.pk}-{session.version}-"), timeout=10_000
     )
-    page.wait_for_timeout(500)
+    page.clock.run_for(3500)  # past the pushed sheet's own 3 s poll: held back too
     assert polls == []
     assert len(streams) == 1  # one stream, never opened again
 
 
-def until(page, condition, seconds: float = 15) -> None:
-    for _ in range(int(seconds * 10)):
-        if condition():
-            return
-        page.wait_for_timeout(100)
-    raise AssertionError("the page did not get there in time")
+# Whether static/js/poll.js holds the sheet's next poll back: it asks by the event htmx sends
+# before each poll, which poll.js cancels. A stream tried again while the page polls holds
+# the polls back from its hello on.
+HELD_BACK = """() => {
+    const evt = new CustomEvent("htmx:beforeRequest",
+        {cancelable: true, detail: {elt: document.getElementById("live")}});
+    document.dispatchEvent(evt);
+    return evt.defaultPrevented;
+}"""
+
+
+def is_poll(request) -> bool:
+    return "/stroom/" not in request.url and request.headers.get("hx-request") == "true"
 
 
 def test_a_viewer_whose_stream_fails_says_so_polls_and_takes_the_stream_back(
@@ -87,21 +98,14 @@ def test_a_viewer_whose_stream_fails_says_so_polls_and_takes_the_stream_back(
             route.abort()
 
     page.route(re.compile(r".*/stroom/.*"), stream_route)
-    page.on(
-        "request",
-        lambda r: (
-            polls.append(r.url)
-            if "/stroom/" not in r.url and r.headers.get("hx-request") == "true"
-            else None
-        ),
-    )
+    page.on("request", lambda r: polls.append(r.url) if is_poll(r) else None)
     viewer = access.viewer_token(session.pk, session.viewer_key or "")
-    page.goto(f"{push_url}/kijk/{viewer}/")
     notice = page.locator("[data-stale]")
-    expect(notice).to_be_visible()  # the first try failed
-    expect(notice).to_contain_text("Geen verbinding")
-    page.screenshot(path=screenshot_dir / "viewer-stream-failing.png", full_page=True)
-    until(page, lambda: polls)  # gave up on the stream: it polls
+    with page.expect_request(is_poll):  # gave up on the stream after three tries: it polls
+        page.goto(f"{push_url}/kijk/{viewer}/")
+        expect(notice).to_be_visible()  # the first try failed
+        expect(notice).to_contain_text("Geen verbinding")
+        page.screenshot(path=screenshot_dir / "viewer-stream-failing.png", full_page=True)
     expect(notice).to_be_hidden()  # a poll got through: the page is as it should be
     assert len(streams) == 3
 
@@ -113,11 +117,11 @@ def test_a_viewer_whose_stream_fails_says_so_polls_and_takes_the_stream_back(
     expect(page.locator("#live")).to_have_attribute("data-etag", etag, timeout=10_000)
 
     reachable["streams"] = True
-    page.clock.fast_forward(61_000)  # the stream is tried again
-    until(page, lambda: len(streams) == 4)
-    page.wait_for_timeout(1000)  # its hello
+    with page.expect_request(lambda r: "/stroom/" in r.url):
+        page.clock.fast_forward(61_000)  # the stream is tried again
+    page.wait_for_function(HELD_BACK)  # its hello
     polled = len(polls)
-    page.wait_for_timeout(4000)  # past the 3 s poll: held back again
+    page.clock.run_for(4000)  # past the 3 s poll: held back again
     assert len(polls) == polled
     expect(notice).to_be_hidden()
 

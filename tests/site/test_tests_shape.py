@@ -1,6 +1,7 @@
 """The tests stay cheap to extend: no test module imports another (what they share lives in a
 conftest.py or a helper module such as tests/builders.py), and they do not sleep their time away
-(a fake clock, ``clock`` in tests/conftest.py, moves time instead)."""
+(a fake clock, ``clock`` in tests/conftest.py, moves time instead; in the browser, Playwright's
+``page.clock``, or a wait for the condition itself)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ import ast
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parents[1]
-# Seconds of literal sleeps (time.sleep, asyncio.sleep) the whole suite may hold: the few short
-# waits in polling loops that wait for another process or thread to get somewhere.
+# Seconds of literal sleeps (time.sleep, asyncio.sleep, Playwright's wait_for_timeout) the whole
+# suite may hold: the few short waits in polling loops that wait for another process or thread
+# to get somewhere, and the real time between taps that some browser tests are about.
 SLEEP_BUDGET = 2.0
 # A conftest is loaded by pytest, never imported. tests/browser/conftest.py still hands a few
 # names (console_errors, TABLET) to its modules; its owner moves them out when its servers change.
@@ -60,20 +62,26 @@ def test_no_test_module_imports_another_or_a_conftest():
     assert wrong == [], "\n".join(wrong)
 
 
+# What each waiting call's first argument counts in: seconds, or Playwright's milliseconds.
+WAITS = {"sleep": 1.0, "wait_for_timeout": 0.001}
+
+
 def sleeps(tree: ast.AST) -> list[tuple[int, float | None]]:
-    """Each ``sleep(...)`` call (``time.sleep``, ``asyncio.sleep``, a bare ``sleep``) with its
-    seconds when they are written as a number, else None."""
+    """Each ``sleep(...)`` call (``time.sleep``, ``asyncio.sleep``, a bare ``sleep``) and each
+    ``wait_for_timeout(...)`` (Playwright's, in milliseconds) with its seconds when they are
+    written as a number, else None."""
     found = []
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
         func = node.func
         name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-        if name != "sleep":
+        if name not in WAITS:
             continue
-        seconds = node.args[0] if node.args else None
+        args = [*node.args, *(k.value for k in node.keywords if k.arg in {"timeout", "secs"})]
+        seconds = args[0] if args else None
         if isinstance(seconds, ast.Constant) and isinstance(seconds.value, int | float):
-            found.append((node.lineno, float(seconds.value)))
+            found.append((node.lineno, float(seconds.value) * WAITS[name]))
         else:
             found.append((node.lineno, None))
     return found
@@ -88,7 +96,8 @@ def test_the_suite_sleeps_at_most_two_seconds_and_only_for_written_numbers():
                 unbounded.append(f"{path.relative_to(TESTS.parent)}:{line}")
             else:
                 total += seconds
-    # A sleep of a computed time cannot be summed: move the clock (``clock.shift``) instead.
+    # A sleep of a computed time cannot be summed: move the clock (``clock.shift``, or in the
+    # browser ``page.clock.run_for``) instead.
     assert unbounded == [], unbounded
     assert total <= SLEEP_BUDGET, f"{total:.2f} s of sleeps in tests"
 
@@ -97,9 +106,11 @@ def test_the_shape_checks_see_what_they_look_for():
     source = (
         "import time\nfrom tests.lei import test_views_tablet\n"
         "def f():\n    from tests.conftest import x\n    time.sleep(1.5)\n    time.sleep(n)\n"
+        "    page.wait_for_timeout(250)\n    page.wait_for_timeout(gap_ms)\n"
+        "    page.wait_for_timeout(timeout=500)\n    page.clock.run_for(9_000)\n"
     )
     tree = ast.parse(source)
     names = [name for _, name in imported(tree, "tests.site.test_x")]
     assert any(is_test_module(n) for n in names)
     assert any(is_conftest(n) for n in names)
-    assert sleeps(tree) == [(5, 1.5), (6, None)]
+    assert sleeps(tree) == [(5, 1.5), (6, None), (7, 0.25), (8, None), (9, 0.5)]
