@@ -96,6 +96,20 @@ def play_rounds(session: Session, winners: list[str]) -> None:
         record(session, "win", winner)
 
 
+def play_out(session: Session) -> None:
+    """Rounds won by the first seat until the engine ends the game (a toepkoning)."""
+    session.refresh_from_db()
+    winner = session.seats.select_related("player").first().player.name
+    while session.status == Session.Status.RUNNING:
+        services.session_record_event(
+            session=session,
+            event={"type": "win", "player": winner},
+            version=session.version,
+            key=new_key(),
+        )
+        session.refresh_from_db()
+
+
 def admin_form_data(page) -> dict[str, Any]:
     """What an admin change page posts back unchanged: its form and its inlines' forms."""
     assert page.status_code == 200

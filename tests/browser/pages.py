@@ -13,11 +13,11 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from scoring.lei import services
-from scoring.models import Club, ClubMembership, Player, Session, Tournament
+from scoring.models import Club, ClubMembership, Player, Tournament
 from scoring.toernooi import checkin, clock
 from scoring.toernooi import results as tournament_results
 from scoring.toernooi import services as tournaments
-from tests.builders import make_club, make_session, new_key, play_rounds
+from tests.builders import make_club, make_session, play_out, play_rounds
 
 LAPTOP = {"width": 1280, "height": 800}
 
@@ -37,19 +37,6 @@ def login(page, base_url: str, username: str, password: str) -> None:
     page.fill("#id_password", password)
     page.get_by_role("button", name="Inloggen", exact=True).click()
     page.wait_for_url(base_url + "/")
-
-
-def play_out(session: Session) -> None:
-    session.refresh_from_db()
-    winner = session.seats.select_related("player").first().player.name
-    while session.status == Session.Status.RUNNING:
-        services.session_record_event(
-            session=session,
-            event={"type": "win", "player": winner},
-            version=session.version,
-            key=new_key(),
-        )
-        session.refresh_from_db()
 
 
 AXE = Path(__file__).resolve().parent / "vendor" / "axe.min.js"

@@ -19,8 +19,8 @@ from scoring.toernooi import results as tournament_results
 from scoring.toernooi import selectors as tournament_selectors
 from scoring.toernooi import services as tournaments
 from tests.browser.conftest import console_errors
-from tests.browser.pages import LAPTOP, PHONE, TV, evening, play_out
-from tests.builders import play_rounds
+from tests.browser.pages import LAPTOP, PHONE, TV, evening
+from tests.builders import play_out, play_rounds
 
 pytestmark = pytest.mark.browser
 

@@ -17,16 +17,10 @@ from scoring.models import Club, ClubMembership, Player, Series, Tournament
 from scoring.toernooi import checkin, clock
 from scoring.toernooi import services as tournaments
 from tests.browser.conftest import console_errors
-from tests.browser.pages import TABLET, TV, login
+from tests.browser.pages import FIRST, LAST, TABLET, TV, login
 
 pytestmark = pytest.mark.browser
 
-FIRST = ["Wilhelmina", "Anne-Marie", "Cornelis", "Evelien", "Gijsbert", "Dirk-Jan", "Fien", "Bas"]
-LAST = [
-    "van den Berg", "Schimmelpenninck", "ter Horst", "Groot-Wassink", "van Oldenbarnevelt",
-    "de Vries", "Hoogeveen", "van der Velde-Smits", "Zoetemelk", "Brouwer", "Dekker", "Bakker",
-    "van Kooten",
-]  # fmt: skip
 A4_POINTS = (595.3, 841.9)  # 210 x 297 mm
 
 

@@ -13,8 +13,7 @@ from scoring.models import AuditEntry, Player, TournamentEntry
 from scoring.toernooi import checkin, selectors
 from scoring.toernooi import results as tournament_results
 from scoring.toernooi import services as tournaments
-from tests.builders import HX, make_club
-from tests.toernooi.tournaments import play_out
+from tests.builders import HX, make_club, play_out
 
 DAY = datetime.date(2026, 11, 27)
 

@@ -21,7 +21,8 @@ from scoring.toernooi import checkin
 from scoring.toernooi import results as tournament_results
 from scoring.toernooi import services as tournaments
 from scoring.toernooi.selectors import tournament_standings
-from tests.builders import HX, new_key, standings_shown
+from tests.builders import HX, new_key, play_out, standings_shown
+from tests.lei.editor import editor_data
 
 NAMES = ["Anne", "Bas", "Cees", "Dirk", "Eva", "Fien", "Gijs", "Hans"]
 
@@ -41,19 +42,6 @@ def started(club, members, *, series_count: int = 2, **options) -> Series:
     checkin.tournament_check_in(tournament=tournament, players=members)
     series = tournaments.series_draw(tournament=tournament, expected_number=1, seed=3)
     return tournaments.series_start(series=series)
-
-
-def play_out(session: Session) -> None:
-    session.refresh_from_db()
-    winner = session.seats.select_related("player").first().player.name
-    while session.status == Session.Status.RUNNING:
-        services.session_record_event(
-            session=session,
-            event={"type": "win", "player": winner},
-            version=session.version,
-            key=new_key(),
-        )
-        session.refresh_from_db()
 
 
 def closed(club, members, **options) -> Series:
@@ -90,18 +78,7 @@ def undo(client, session: Session):
 
 
 def round_edit(client, session: Session, number: int, events: list[dict]):
-    session.refresh_from_db()
-    data = {
-        "version": session.version,
-        "key": new_key(),
-        "events-TOTAL_FORMS": str(len(events)),
-        "events-INITIAL_FORMS": "0",
-        "events-MIN_NUM_FORMS": "0",
-        "events-MAX_NUM_FORMS": "1000",
-    }
-    for index, event in enumerate(events):
-        for name, value in event.items():
-            data[f"events-{index}-{name}"] = value
+    data = editor_data(session, events, key=new_key())
     return client.post(reverse("round_edit", args=[session.pk, number]), data, **HX)
 
 

@@ -18,8 +18,8 @@ from scoring.toernooi import checkin, finish, room_views
 from scoring.toernooi import results as tournament_results
 from scoring.toernooi import selectors as tournament_selectors
 from scoring.toernooi import services as tournaments
-from tests.builders import HX, record
-from tests.toernooi.tournaments import finished_series, messages_of, play_out
+from tests.builders import HX, play_out, record
+from tests.toernooi.tournaments import finished_series, messages_of
 
 LONG = "Wilhelmina van den Berg-Hoogendoorn"
 

@@ -24,14 +24,13 @@ from scoring.models import (
 )
 from scoring.toernooi import results as tournament_results
 from scoring.toernooi import services as tournaments
-from tests.builders import HX, make_club, new_key
+from tests.builders import HX, make_club, new_key, play_out
 from tests.csp import POLICY, directives, inline_parts
 from tests.toernooi.tournaments import (
     check_in,
     drawn,
     finished_series,
     messages_of,
-    play_out,
     state,
 )
 

@@ -15,9 +15,8 @@ from django.utils import timezone
 from scoring.models import ClubMembership, Player, Series, Tournament
 from scoring.toernooi import checkin, results
 from scoring.toernooi import services as tournaments
-from tests.builders import HX, make_club
+from tests.builders import HX, make_club, play_out
 from tests.csp import POLICY, directives, inline_parts
-from tests.toernooi.tournaments import play_out
 
 NAMES = [
     "Wilhelmina van den Berg", "Bas", "Cees", "Dirk", "Eva", "Fien", "Gijs",

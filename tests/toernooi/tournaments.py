@@ -3,7 +3,6 @@ the organiser's writes touch (``state``), to show that a refusal changed nothing
 
 from __future__ import annotations
 
-from scoring.lei import services
 from scoring.models import (
     Player,
     Series,
@@ -14,7 +13,7 @@ from scoring.models import (
 )
 from scoring.toernooi import checkin
 from scoring.toernooi import services as tournaments
-from tests.builders import new_key
+from tests.builders import play_out
 
 NAMES = [
     "Anne", "Bas", "Cees", "Dirk", "Eva", "Fien", "Gijs",
@@ -31,20 +30,6 @@ def drawn(tournament: Tournament, players: list[Player], seed: int = 7) -> Serie
     return tournaments.series_draw(
         tournament=tournament, expected_number=tournaments.next_series_number(tournament), seed=seed
     )
-
-
-def play_out(session: Session) -> None:
-    """Rounds won by the first seat until the engine ends the game (a toepkoning)."""
-    session.refresh_from_db()
-    winner = session.seats.select_related("player").first().player.name
-    while session.status == Session.Status.RUNNING:
-        services.session_record_event(
-            session=session,
-            event={"type": "win", "player": winner},
-            version=session.version,
-            key=new_key(),
-        )
-        session.refresh_from_db()
 
 
 def messages_of(response) -> list[str]:
