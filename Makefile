@@ -35,8 +35,12 @@ run: $(VENV)/.installed
 	@echo ""
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
+# The suite on two workers (pytest-xdist), whatever the machine has: each worker also runs a
+# Chromium, a gunicorn of two workers and a database connection of its own in the browser
+# tests, so more workers than cores only wait for each other. TEST_WORKERS=0 runs in one process.
+TEST_WORKERS ?= 2
 test: $(VENV)/.test-installed
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
 
 lint: $(VENV)/.test-installed
 	$(VENV)/bin/ruff check .
