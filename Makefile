@@ -7,11 +7,24 @@ PORT ?= 8000
 
 .PHONY: run test lint format bench bench-engine bench-league bench-load bench-tournament bench-ratings messages clean
 
-$(VENV)/.installed: requirements.txt
+# One stamp per requirements file, so that each target installs what it needs and no more:
+# `make run` only what the app runs on; `make test` (and lint) also the test tools; the
+# benchmarks also their load generator.
+$(PY):
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11 or newer is needed"'
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: requirements.txt | $(PY)
 	$(PY) -m pip install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.test-installed: requirements-test.txt requirements.txt | $(PY)
+	$(PY) -m pip install --quiet -r requirements-test.txt
+	touch $@
+
+$(VENV)/.bench-installed: requirements-bench.txt requirements-test.txt requirements.txt | $(PY)
+	$(PY) -m pip install --quiet -r requirements-bench.txt
 	touch $@
 
 run: $(VENV)/.installed
@@ -22,14 +35,18 @@ run: $(VENV)/.installed
 	@echo ""
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
-test: $(VENV)/.installed
-	$(PY) -m pytest $(PYTEST_ARGS)
+# The suite on two workers (pytest-xdist), whatever the machine has: each worker also runs a
+# Chromium, a gunicorn of two workers and a database connection of its own in the browser
+# tests, so more workers than cores only wait for each other. TEST_WORKERS=0 runs in one process.
+TEST_WORKERS ?= 2
+test: $(VENV)/.test-installed
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
 
-lint: $(VENV)/.installed
+lint: $(VENV)/.test-installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-format: $(VENV)/.installed
+format: $(VENV)/.test-installed
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 

@@ -20,9 +20,11 @@ Usage, in ``tests/browser/test_<page>.py``::
   "Production"): gunicorn, DEBUG off, the static files from ``collectstatic`` under the manifest
   storage (``tests/browser/deployed_settings.py`` says what else differs, and why), on the test
   database (PostgreSQL when ``DATABASE_URL`` says so, as in CI; else SQLite, then a file). Started
-  once per run. This ``live_server`` takes the place of pytest-django's, so tests that use it
-  still get a transactional database: data made in the test is visible to the server. A test
-  during which the server logged a traceback fails.
+  once per run, or under ``pytest -n`` (pytest-xdist) once per worker: on a free port, on that
+  worker's test database, logging to ``test-artifacts/server-gw0.log`` and so on (``server.log``
+  without workers); ``collectstatic`` runs once for them all. This ``live_server`` takes the
+  place of pytest-django's, so tests that use it still get a transactional database: data made
+  in the test is visible to the server. A test during which the server logged a traceback fails.
 - ``push_url``: the streams' server beside it (gunicorn with uvicorn's worker on
   ``toepen_site.asgi``, the same settings and database), whose pages push; PostgreSQL only.
 - ``screenshot_dir``: ``test-artifacts/screenshots/`` (git-ignored). A failing browser test
@@ -35,6 +37,7 @@ without having run them.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 import signal
@@ -80,6 +83,15 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     report = yield
     setattr(item, f"report_{report.when}", report)
     return report
+
+
+# With pytest-xdist, each worker's name (gw0, gw1, ...): its servers' logs carry it.
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+
+
+def _log(name: str) -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS / (f"{name}-{WORKER}.log" if WORKER else f"{name}.log")
 
 
 def _unavailable(reason: str) -> None:
@@ -185,7 +197,7 @@ class DeployedServer:
             pytest.fail(f"the server logged an error during the test:\n{logged}", pytrace=False)
 
 
-def _deployed_env(static_root: Path) -> dict[str, str]:
+def _deployed_env() -> dict[str, str]:
     from django.conf import settings
     from django.db import connections
 
@@ -194,10 +206,33 @@ def _deployed_env(static_root: Path) -> dict[str, str]:
         DJANGO_SETTINGS_MODULE="tests.browser.deployed_settings",
         PYTHONPATH=str(ROOT),
         SECRET_KEY=settings.SECRET_KEY,
-        LEI_STATIC_ROOT=str(static_root),
         LEI_DATABASE_NAME=str(connections["default"].settings_dict["NAME"]),
     )
     return env
+
+
+def _collected_static(tmp_path_factory: pytest.TempPathFactory, env: dict[str, str]) -> Path:
+    """``collectstatic`` into a folder of the run, once: of xdist's workers the first to need it
+    collects (seconds of CPU, minifying and compressing) while the others wait on the lock."""
+    base = tmp_path_factory.getbasetemp()
+    run = base.parent if WORKER else base  # xdist gives each worker a folder in the run's own
+    static_root = run / "static"
+    with (run / "static.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if (static_root / "staticfiles.json").exists():
+            return static_root
+        collected = subprocess.run(
+            [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],
+            cwd=ROOT,
+            env={**env, "LEI_STATIC_ROOT": str(static_root)},
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        if collected.returncode:
+            pytest.fail(f"collectstatic failed:\n{collected.stderr}", pytrace=False)
+    return static_root
 
 
 @pytest.fixture(scope="session")
@@ -208,21 +243,9 @@ def live_server(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterato
         with django_db_blocker.unblock(), connection.cursor() as cursor:
             # readers and a writer at once; kept in the file, for the server's connections too
             cursor.execute("PRAGMA journal_mode=WAL")
-    static_root = tmp_path_factory.mktemp("static")
-    env = _deployed_env(static_root)
-    collected = subprocess.run(
-        [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    if collected.returncode:
-        pytest.fail(f"collectstatic failed:\n{collected.stderr}", pytrace=False)
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    server = DeployedServer(ARTIFACTS / "server.log")
+    env = _deployed_env()
+    env["LEI_STATIC_ROOT"] = str(_collected_static(tmp_path_factory, env))
+    server = DeployedServer(_log("server"))
     server.start(env)
     yield server
     server.stop()
@@ -241,7 +264,7 @@ def push_server(request: pytest.FixtureRequest) -> Iterator[DeployedServer]:
 
     if connection.vendor != "postgresql":
         pytest.skip("push needs PostgreSQL's NOTIFY")
-    server = DeployedServer(ARTIFACTS / "push-server.log", asgi=True)
+    server = DeployedServer(_log("push-server"), asgi=True)
     server.start(request.getfixturevalue("live_server").env)
     yield server
     server.stop()
