@@ -50,27 +50,27 @@ format: $(VENV)/.test-installed
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
-bench-engine: $(VENV)/.installed
+bench-engine: $(VENV)/.bench-installed
 	$(PY) bench/engine.py --write BENCHMARKS.md
 
 # The league pages against a big club in PostgreSQL (a database of its own, built once):
 # make bench-league BENCH_DATABASE_URL=postgres://user@host:5432/toepen_bench
 BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/toepen_bench
-bench-league: $(VENV)/.installed
+bench-league: $(VENV)/.bench-installed
 	$(PY) bench/league.py --database-url $(BENCH_DATABASE_URL) --write BENCHMARKS.md
 
 # The app under gunicorn against the same database, driven over loopback by bench/loadgen.py:
 # each request type against a bare view, the mixed Friday night, and two instances behind nginx
 # (apt-get install nginx). Bounded in time; about ten minutes. Not part of `make test`.
-bench-load: $(VENV)/.installed
+bench-load: $(VENV)/.bench-installed
 	$(PY) bench/load.py --database-url $(BENCH_DATABASE_URL) --write BENCHMARKS.md $(LOAD_ARGS)
 
 # The toernooi: the draw's repeat pairs against a draw by lot over 610 evenings, and the standings
 # of a 100-player, 6-series tournament (played in a transaction that is rolled back). About 12 minutes.
-bench-tournament: $(VENV)/.installed
+bench-tournament: $(VENV)/.bench-installed
 	$(PY) bench/tournament.py --database-url $(BENCH_DATABASE_URL) --write BENCHMARKS.md
 
-bench-ratings: $(VENV)/.installed
+bench-ratings: $(VENV)/.bench-installed
 	$(PY) bench/ratings.py --write BENCHMARKS.md
 
 bench: bench-engine bench-league bench-load bench-tournament bench-ratings
