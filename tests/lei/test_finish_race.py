@@ -116,16 +116,19 @@ def waiting_for_a_lock() -> int:
 def test_a_request_waiting_for_the_lock_of_a_game_thrown_away_is_told_so(table, name):
     session = table["session"]
     waiting = threading.Event()
+    locked = threading.Event()
     answers: dict[str, Any] = {}
 
     def ending() -> Any:
-        # The end got the game's lock first, and keeps it until the other tablet waits for it.
+        # The end gets the game's lock first, and keeps it until the other tablet waits for it.
         with transaction.atomic():
             Session.objects.select_for_update().get(pk=session.pk)
+            locked.set()
             assert waiting.wait(10), "the racing request never waited for the lock"
             return end(table["ending"], session)
 
     ender = run_in_thread(ending, answers, "end")
+    assert locked.wait(10), "the end never took the game's lock"
     racer = run_in_thread(lambda: RACING[name](table["tapping"], session), answers, name)
     deadline = time.monotonic() + 10
     while not waiting_for_a_lock() and time.monotonic() < deadline:
