@@ -1,6 +1,8 @@
 """What every room's views share about HTTP: the request as django-htmx hands it over, a row's
-id read from a query string, the answer that only its own browser may keep, and the pages of a
-form that could not be taken (logged out meanwhile, or a form older than the last login)."""
+id read from a query string, the answer that only its own browser may keep, an answer sent
+uncompressed because it carries a secret (BREACH), CSV that no spreadsheet runs as a formula,
+and the pages of a form that could not be taken (logged out meanwhile, or a form older than the
+last login)."""
 
 from __future__ import annotations
 

@@ -10,7 +10,8 @@
   Unicode's compatibility forms folded too (NFKC, Unicode's "compatibility caseless match").
   "anne  JANSEN", "Anne Jansen" and "Anne Jansen" typed with a full-width A (U+FF21) are one
   person at the table; "Anne Jansen" and "Anne-Jansen" are not.
-- ``initials``: "Anne van Dijk" is "A.V.D." on a public page.
+- ``initials``: "Anne van Dijk" is "A.V.D." on a public page; ``display_name``: the name, or
+  its initials where the player asked for them and the reader is no member.
 - ``public_names``: the initials of the players of one game who asked for them, made unique.
 - ``in_text``: finds a player's name inside a side's name ("anne geheimnaam & Fleur") by
   the same comparison, word by word, so a side named after a player shown by initials is

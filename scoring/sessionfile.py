@@ -15,6 +15,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
+from scoring.engine.sessionfile import FORMAT
 from scoring.names import in_text
 
 
@@ -42,8 +43,6 @@ class Session(Protocol):
     seats: Any  # related managers
     rounds: Any
 
-
-FORMAT = "toepen/1"
 
 # What an import reads at most, so that no file makes unbounded work. A session of the engine's
 # 10,000 rounds is about 3 MB; a club's export holds all its sessions. JSON deeper than

@@ -161,11 +161,12 @@ def login_username(request: HttpRequest, credentials: dict | None = None) -> str
 # blunts it with "Heal the Breach" (a random number of random bytes in every gzip header), and
 # Django's CSRF token is masked afresh in every response, so it gives nothing away. What is left
 # is a long-lived secret on a page that also reflects request input: the secret scorer link (and
-# its QR code) next to the language form's ``next`` (the request's path and query). The one answer
-# that carries it, the links "Deel" fetches on the tablet (``scoring.lei.views.session_share``),
-# is sent uncompressed (``scoring.http.no_compression``); the tablet page itself carries no scorer
-# link and is compressed like every other answer, the tablet's HTMX fragments and the viewers'
-# sheet included.
+# its QR code) next to the language form's ``next`` (the request's path and query). The answers
+# that carry one are sent uncompressed (``scoring.http.no_compression``): the links "Deel" fetches
+# on the tablet (``scoring.lei.views.session_share``), a club invitation's page and link
+# (``scoring/clubs/``), the toernooi's printed table cards; the tablet page itself carries no
+# scorer link and is compressed like every other answer, the tablet's HTMX fragments and the
+# viewers' sheet included.
 #
 # Static files are not seen here: whitenoise answers them before this middleware, precompressed
 # and with far-future caching (``toepen_site.staticfiles.MinifiedManifestStorage`` when DEBUG is

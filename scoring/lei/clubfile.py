@@ -1,6 +1,6 @@
 """A whole club as a ``toepen-club/1`` file, for a backup or a move to another server.
 
-Written from the database here; read back by ``scoring.lei.services.import_club``, since writing a
+Written from the database here; read back by ``clubfile_import.club_import``, since writing a
 club writes its projections too. Each session inside is a ``toepen/1`` file
 (``scoring.sessionfile``), which knows nothing of the models.
 """

@@ -8,6 +8,7 @@ import datetime
 from collections.abc import Mapping
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 
 from scoring import names
@@ -16,14 +17,12 @@ from scoring.lei.services import Action, must_be_storable, session_create
 from scoring.models import (
     AuditEntry,
     Club,
+    ClubMembership,
     Player,
     Season,
     Session,
 )
-from scoring.sessionfile import (
-    FORMAT,
-    all_names,
-)
+from scoring.sessionfile import CLUB_FORMAT, FORMAT, all_names
 from scoring.writes import Actor, ServiceError
 
 
@@ -37,11 +36,6 @@ def club_import(*, data: Mapping[str, Any], slug: str | None = None) -> Club:
     Refused: another kind of file, a file of another club than ``slug``, a club whose slug
     exists here already (it is never overwritten), and any session the engine refuses.
     """
-    from django.contrib.auth import get_user_model
-
-    from scoring.models import ClubMembership
-    from scoring.sessionfile import CLUB_FORMAT
-
     if data.get("format") != CLUB_FORMAT:
         if data.get("format") == FORMAT:
             raise ClubImportError("this is a session file, not a club export: use import_session")
