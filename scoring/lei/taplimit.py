@@ -2,7 +2,7 @@
 together) or a signed-in member, each counted apart, per session.
 
 A burst of ``TAP_LIMIT_BURST`` taps at once, then ``TAP_LIMIT_PER_MINUTE`` a minute
-(settings.py; README, "Decisions where the rules are silent"): far more than a fast scorer
+(settings.py; docs/decisions.md, "The tablet's taps"): far more than a fast scorer
 needs (ten taps in two seconds, a round of a dozen taps a minute, an outbox sending what it
 kept offline) and a tenth of what a script managed without it. A tap beyond it gets a 429 with
 ``Retry-After`` before anything is read or written; the tablet's outbox (static/js/lei.js)
