@@ -150,6 +150,11 @@ def test_a_request_whose_game_is_thrown_away_just_before_its_write_is_told_so(ta
     """The same moment on SQLite too, which has no row locks to wait on: the end runs in a
     thread of its own (its own connection, committed) right before the racing request's write
     opens its transaction, after that request found the game and checked its access."""
+    if connection.settings_dict.get("OPTIONS", {}).get("transaction_mode") == "IMMEDIATE":
+        # With browser tests in the run SQLite is a file whose transactions take its one write
+        # lock as they open (tests/conftest.py): the end's thread would wait for the request's
+        # own transaction. The same moment runs on memory without them, and on PostgreSQL.
+        pytest.skip("SQLite's write lock is taken as the request's transaction opens")
     session = table["session"]
     answers: dict[str, Any] = {}
 
