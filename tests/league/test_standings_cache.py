@@ -121,15 +121,6 @@ def league(public_club, season, people):
     return {"season": season, "first": first, "second": second}
 
 
-@pytest.fixture
-def member(public_club, django_user_model) -> Client:
-    user = django_user_model.objects.create_user(username="lid")
-    ClubMembership.objects.create(club=public_club, user=user)
-    member = Client()
-    member.force_login(user)
-    return member
-
-
 # --- a copy is the page --------------------------------------------------------------------------
 
 
@@ -141,7 +132,7 @@ def _csrf_free(response) -> str:
 
 @pytest.mark.parametrize("language", ["nl", "en"])
 def test_a_kept_copy_is_the_page_a_fresh_computation_gives(
-    client, member, public_club, season, people, django_assert_num_queries, language
+    client, member_client, public_club, season, people, django_assert_num_queries, language
 ):
     # A season with ties, tie-breakers, best N and toepkoning titles: every kind of cell.
     Player.objects.filter(name__in=["Anne", "Cees"]).update(public_initials=True)
@@ -156,14 +147,14 @@ def test_a_kept_copy_is_the_page_a_fresh_computation_gives(
             season=season,
             played_on=DAY + datetime.timedelta(days=i),
         )
-    for who, is_member in ((client, False), (member, True)):
+    for who, is_member in ((client, False), (member_client, True)):
         first = who.get(url_of(season), HTTP_ACCEPT_LANGUAGE=language)
         with django_assert_num_queries(login_queries(who) + 4):
             again = who.get(url_of(season), HTTP_ACCEPT_LANGUAGE=language)
         assert _csrf_free(again) == _csrf_free(first)
         assert rows_of(again) == fresh_rows(season, member=is_member, language=language)
         assert len(standings_shown(again)) == 5
-    body = rows_of(member.get(url_of(season), HTTP_ACCEPT_LANGUAGE=language))
+    body = rows_of(member_client.get(url_of(season), HTTP_ACCEPT_LANGUAGE=language))
     assert "badge--toepkoning" in body
     assert "†" in body
     assert "A." not in body
@@ -303,16 +294,16 @@ def test_a_date_changed_in_the_admin_shows_at_once_in_the_form(
 
 
 def test_a_rename_in_the_admin_shows_at_once(
-    client, member, club_admin_client, league, django_assert_num_queries
+    client, member_client, club_admin_client, league, django_assert_num_queries
 ):
     season = league["season"]
     kept(client, season, django_assert_num_queries)
-    kept(member, season, django_assert_num_queries)
+    kept(member_client, season, django_assert_num_queries)
     bas = Player.objects.get(name="Bas")
     url = reverse("admin:scoring_player_change", args=[bas.pk])
     admin_post(club_admin_client, url, name="Bastiaan de Boer")
     assert "Bastiaan de Boer" in names(shown(client, season, member=False))
-    assert "Bastiaan de Boer" in names(shown(member, season, member=True))
+    assert "Bastiaan de Boer" in names(shown(member_client, season, member=True))
 
 
 def test_a_merge_shows_at_once(client, league, people, django_assert_num_queries):
@@ -329,16 +320,16 @@ def test_a_merge_shows_at_once(client, league, people, django_assert_num_queries
 
 
 def test_initials_switched_on_and_off_in_the_admin_show_at_once(
-    client, member, club_admin_client, league, django_assert_num_queries
+    client, member_client, club_admin_client, league, django_assert_num_queries
 ):
     season = league["season"]
     anne = Player.objects.get(name="Anne")
     url = reverse("admin:scoring_player_change", args=[anne.pk])
     assert "Anne" in names(kept(client, season, django_assert_num_queries))
-    kept(member, season, django_assert_num_queries)
+    kept(member_client, season, django_assert_num_queries)
     admin_post(club_admin_client, url, public_initials="on")
     assert "A." in names(shown(client, season, member=False))
-    assert "Anne" in names(shown(member, season, member=True))
+    assert "Anne" in names(shown(member_client, season, member=True))
     # Bas asks for initials and Anne no longer does: as many players with initials as before.
     admin_post(club_admin_client, url, public_initials="")
     bas = Player.objects.get(name="Bas")
@@ -382,13 +373,13 @@ def test_a_new_club_slug_shows_in_the_players_links_at_once(
 
 
 def test_a_club_that_stops_publishing_shows_the_public_nothing_at_once(
-    client, member, league, django_assert_num_queries
+    client, member_client, league, django_assert_num_queries
 ):
     season = league["season"]
     kept(client, season, django_assert_num_queries)
     Club.objects.filter(pk=season.club_id).update(standings_public=False)
     assert client.get(url_of(season)).status_code == 404
-    assert names(shown(member, season, member=True))
+    assert names(shown(member_client, season, member=True))
 
 
 def test_someone_who_becomes_a_member_sees_full_names_at_once(
@@ -435,13 +426,13 @@ def test_a_new_release_computes_the_rows_again(
 
 
 def test_members_and_the_public_each_get_their_own_copy(
-    client, member, league, django_assert_num_queries
+    client, member_client, league, django_assert_num_queries
 ):
     season = league["season"]
     Player.objects.filter(name="Anne").update(public_initials=True)
     for _ in range(2):
         assert "A." in names(kept(client, season, django_assert_num_queries))
-        assert "Anne" in names(kept(member, season, django_assert_num_queries))
+        assert "Anne" in names(kept(member_client, season, django_assert_num_queries))
 
 
 def test_each_language_gets_its_own_copy(client, league, django_assert_num_queries):
