@@ -22,8 +22,7 @@ from scoring import access
 from scoring.days import evening_day
 from scoring.lei import services
 from scoring.models import Club, ClubMembership, Season, Session
-from tests.browser.conftest import console_errors
-from tests.browser.pages import contrast_problems
+from tests.browser.pages import console_errors, contrast_problems
 from tests.builders import record
 
 pytestmark = pytest.mark.browser

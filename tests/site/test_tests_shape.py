@@ -15,9 +15,6 @@ TESTS = Path(__file__).resolve().parents[1]
 # suite may hold: the few short waits in polling loops that wait for another process or thread
 # to get somewhere, and the real time between taps that some browser tests are about.
 SLEEP_BUDGET = 2.0
-# A conftest is loaded by pytest, never imported. tests/browser/conftest.py still hands a few
-# names (console_errors, TABLET) to its modules; its owner moves them out when its servers change.
-IMPORTABLE_CONFTESTS = {"tests.browser.conftest"}
 
 
 def modules() -> list[Path]:
@@ -59,7 +56,7 @@ def test_no_test_module_imports_another_or_a_conftest():
     for path in modules():
         here = module_name(path)
         for line, name in imported(ast.parse(path.read_text()), here):
-            if is_test_module(name) or (is_conftest(name) and name not in IMPORTABLE_CONFTESTS):
+            if is_test_module(name) or is_conftest(name):
                 wrong.append(f"{path.relative_to(TESTS.parent)}:{line} imports {name}")
     assert wrong == [], "\n".join(wrong)
 
