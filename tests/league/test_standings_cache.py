@@ -38,8 +38,15 @@ from scoring.models import (
     Season,
     Session,
 )
-from tests.builders import DAY, admin_form_data, finish_order, make_club, record, standings_shown
-from tests.league.games import play
+from tests.builders import (
+    DAY,
+    admin_form_data,
+    finish_order,
+    make_club,
+    play,
+    record,
+    standings_shown,
+)
 
 on_postgresql = pytest.mark.skipif(
     connection.vendor != "postgresql",
@@ -116,8 +123,8 @@ def admin_post(client, url: str, **changes):
 @pytest.fixture
 def league(public_club, season, people):
     """Two finished sessions: Anne wins the first, Bas the second a week later."""
-    first = play(public_club, season, ["Anne", "Bas", "Cees"])
-    second = play(public_club, season, ["Bas", "Anne", "Dirk"], days_later=7)
+    first = play(public_club, ["Anne", "Bas", "Cees"], season=season)
+    second = play(public_club, ["Bas", "Anne", "Dirk"], season=season, days_later=7)
     return {"season": season, "first": first, "second": second}
 
 
@@ -166,7 +173,7 @@ def test_a_season_without_finished_sessions_keeps_its_empty_table(
 ):
     assert kept(client, season, django_assert_num_queries) == []
     assert "Nog geen uitgespeelde sessies" in client.get(url_of(season)).content.decode()
-    play(public_club, season, ["Anne", "Bas"])
+    play(public_club, ["Anne", "Bas"], season=season)
     assert names(shown(client, season, member=False)) == ["Anne", "Bas"]
 
 
@@ -309,7 +316,7 @@ def test_a_rename_in_the_admin_shows_at_once(
 def test_a_merge_shows_at_once(client, league, people, django_assert_num_queries):
     season = league["season"]
     guest = Player.objects.create(club=season.club, name="Eef", is_guest=True)
-    play(season.club, season, ["Eef", "Dirk"], days_later=1)
+    play(season.club, ["Eef", "Dirk"], season=season, days_later=1)
     rows = kept(client, season, django_assert_num_queries)
     assert row_of(rows, "Eef")[2] == "1"
     assert "Eva" not in names(rows)
@@ -444,7 +451,7 @@ def test_each_language_gets_its_own_copy(client, league, django_assert_num_queri
     # The tie-breaker's line is in the page's language too.
     season.ranking = {"tie_breakers": ["average_place"]}
     season.save()
-    play(season.club, season, ["Cees", "Eva"], days_later=2)
+    play(season.club, ["Cees", "Eva"], season=season, days_later=2)
     with translation.override("en"):
         english = str(TIE_BREAKER_TEXT["average_place"])
     assert english in rows_of(client.get(url_of(season), HTTP_ACCEPT_LANGUAGE="en"))
@@ -454,7 +461,7 @@ def test_each_language_gets_its_own_copy(client, league, django_assert_num_queri
 def test_each_season_gets_its_own_copy(client, league, django_assert_num_queries):
     season = league["season"]
     other = Season.objects.create(club=season.club, name="Zomer 2026", starts_on="2026-06-01")
-    play(season.club, other, ["Eva", "Cees"])
+    play(season.club, ["Eva", "Cees"], season=other)
     for _ in range(2):
         assert names(kept(client, season, django_assert_num_queries)) == [
             "Anne",
@@ -482,7 +489,7 @@ def test_two_misses_at_once_both_answer_and_leave_one_right_copy(monkeypatch):
     season = Season.objects.create(club=club, name="Winter", starts_on="2026-01-01")
     for name in ("Anne", "Bas", "Cees"):
         Player.objects.create(club=club, name=name)
-    play(club, season, ["Anne", "Bas", "Cees"])
+    play(club, ["Anne", "Bas", "Cees"], season=season)
     both_inside = threading.Barrier(2, timeout=10)
     compute = standings.season_standings
 
@@ -526,14 +533,14 @@ def test_a_miss_keeps_rows_of_the_very_state_its_key_is_of(monkeypatch, meanwhil
     season = Season.objects.create(club=club, name="Winter", starts_on="2026-01-01")
     for name in ("Anne", "Bas", "Cees", "Eva"):
         Player.objects.create(club=club, name=name)
-    play(club, season, ["Anne", "Bas", "Cees"])
+    play(club, ["Anne", "Bas", "Cees"], season=season)
     late: list[Session] = []
     isolation: list[str] = []
 
     def finish_a_session_in_another_connection() -> None:
         def finish() -> None:
             try:
-                late.append(play(club, season, ["Eva", "Bas"]))
+                late.append(play(club, ["Eva", "Bas"], season=season))
             finally:
                 connection.close()
 
