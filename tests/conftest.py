@@ -1,6 +1,7 @@
 """Fixtures the rooms share: a club (public or not), its five people, a season, a session, a
 user and that user as a member (``member``) signed in (``scorer``, ``member_client``), the club's
-admin and its organiser. Each name is defined once in the suite (tests/site/test_tests_shape.py).
+admin and its organiser, an evening. Each name is defined once in the suite
+(tests/site/test_tests_shape.py).
 
 The builders they call live in tests/builders.py (a conftest is never imported)."""
 
