@@ -197,6 +197,19 @@ def finish_order(order: list, *, rules: dict | None = None) -> dict:
     }
 
 
+def play(club: Club, order: list, *, season=None, days_later: int = 0, table: str = "") -> Session:
+    """A finished game whose final order is ``order`` (``finish_order``), played ``days_later``
+    days after DAY, stored through ``services.session_import`` as the import command stores it:
+    ``play(club, ["Anne", ("Bas", "Cees")], season=season, days_later=7)``."""
+    return services.session_import(
+        club=club,
+        data=finish_order(order),
+        season=season,
+        played_on=DAY + datetime.timedelta(days=days_later),
+        table_label=table,
+    )
+
+
 def correction(response, events: list[dict[str, Any]], **presence: Any) -> dict[str, Any]:
     """The POST of the correction page: ``events`` as rows in this order, the page's version
     and key, and the presence fields as given (``absent_0="drinks"``, ``join="Eva"``)."""

@@ -1,5 +1,7 @@
 """Fixtures the rooms share: a club (public or not), its five people, a season, a session, a
-user, the club's admin and its organiser.
+user and that user as a member (``member``) signed in (``scorer``, ``member_client``), the club's
+admin and its organiser, an evening. Each name is defined once in the suite
+(tests/site/test_tests_shape.py).
 
 The builders they call live in tests/builders.py (a conftest is never imported)."""
 
@@ -12,6 +14,7 @@ import pytest
 from django.test import Client, override_settings
 from hypothesis import settings as hypothesis_settings
 
+from scoring.evening import services as evenings
 from scoring.models import Club, ClubMembership, Player, Season, Session
 from tests.builders import PEOPLE, make_club, make_session
 
@@ -81,6 +84,28 @@ def user(django_user_model):
 
 
 @pytest.fixture
+def member(club, user):
+    """The ``user`` as a member of the club who scores its games (role scorer)."""
+    ClubMembership.objects.create(user=user, club=club, role="scorer")
+    return user
+
+
+@pytest.fixture
+def scorer(client, member) -> Client:
+    """The test's ``client``, signed in as the member: the tablet of a scorer of the club."""
+    client.force_login(member)
+    return client
+
+
+@pytest.fixture
+def member_client(member) -> Client:
+    """A browser of its own signed in as the member, beside the test's anonymous ``client``."""
+    browser = Client()
+    browser.force_login(member)
+    return browser
+
+
+@pytest.fixture
 def public_club(club) -> Club:
     """The club, with its standings, ratings and tournament pages open to the public."""
     club.standings_public = True
@@ -117,6 +142,12 @@ def org(client, organiser) -> Client:
     """The test's ``client``, signed in as the organiser."""
     client.force_login(organiser)
     return client
+
+
+@pytest.fixture
+def evening(club):
+    """A club evening just opened: nobody checked in yet."""
+    return evenings.evening_create(club=club)
 
 
 @pytest.fixture

@@ -51,6 +51,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.browser.pages import TABLET, console_errors
+
 # Playwright's sync API runs an asyncio event loop in the test's thread, and Django refuses
 # database access from a thread with a running loop. The tests are still synchronous code.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -65,7 +67,6 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-TABLET = {"width": 768, "height": 1024}
 ROOT = Path(__file__).resolve().parent.parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
 HERE = Path(__file__).resolve().parent
@@ -276,22 +277,6 @@ def push_url(push_server) -> Iterator[str]:
     push_server.enable()
     yield push_server.url
     push_server.disable()
-
-
-def console_errors(context) -> list[str]:
-    """Collect every console error and uncaught exception of the context's pages from now on.
-
-    A page that works leaves this empty; a Content-Security-Policy violation (an inline style
-    htmx set, say) is a console error, so this is how the browser tests see one.
-    """
-    errors: list[str] = []
-
-    def watch(page) -> None:
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda error: errors.append(str(error)))
-
-    context.on("page", watch)
-    return errors
 
 
 @pytest.fixture

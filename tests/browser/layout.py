@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 
 from scoring.lei import services
 from scoring.models import Club, Session
-from tests.browser.conftest import console_errors
+from tests.browser.pages import console_errors
 from tests.builders import new_key, record
 
 # Eight at the table, three of them with names longer than any button or column.

@@ -11,7 +11,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
 from scoring.models import Club, Session
-from tests.browser.conftest import TABLET, console_errors
+from tests.browser.pages import TABLET, console_errors
 from tests.builders import make_session
 
 PLAYERS = ["Anne", "Bas", "Cees", "Dirk"]

@@ -1,6 +1,6 @@
-"""What the browser tests of the club's pages share: the screens they are seen on (laptop, tablet,
-TV, phone), signing in, a table played out, a finished game opened, the axe contrast check, and a
-tournament evening of long names."""
+"""What the browser tests share: the screens they are seen on (laptop, tablet, TV, phone), the
+console errors a page showed, signing in, a table played out, a finished game opened, the axe
+contrast check, and a tournament evening of long names."""
 
 from __future__ import annotations
 
@@ -29,6 +29,22 @@ TV = {"width": 1920, "height": 1080}
 
 
 PHONE = {"width": 375, "height": 812}
+
+
+def console_errors(context) -> list[str]:
+    """Collect every console error and uncaught exception of the context's pages from now on.
+
+    A page that works leaves this empty; a Content-Security-Policy violation (an inline style
+    htmx set, say) is a console error, so this is how the browser tests see one.
+    """
+    errors: list[str] = []
+
+    def watch(page) -> None:
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda error: errors.append(str(error)))
+
+    context.on("page", watch)
+    return errors
 
 
 def login(page, base_url: str, username: str, password: str) -> None:

@@ -13,8 +13,7 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from scoring.models import ClubMembership, Evening, Player, Season, Session
-from tests.browser.conftest import console_errors
-from tests.browser.pages import PHONE, TABLET, login
+from tests.browser.pages import PHONE, TABLET, console_errors, login
 from tests.builders import record
 
 pytestmark = pytest.mark.browser

@@ -11,11 +11,6 @@ from tests.browser.outbox import button, drained, events, make_table, open_table
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture
-def tablet(context):
-    return context.new_page()
-
-
 # The gap between the two taps is what is tested, and it stays real time: in it the first
 # tap's answer may come back and be drawn (the same button in the same spot becomes round 2's),
 # which Playwright's clock cannot move. Written out per gap, so that tests/site/

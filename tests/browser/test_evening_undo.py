@@ -16,8 +16,7 @@ from playwright.sync_api import expect
 
 from scoring.evening import services
 from scoring.models import ClubMembership, EveningTable, Seat
-from tests.browser.conftest import console_errors
-from tests.browser.pages import TABLET, login
+from tests.browser.pages import TABLET, console_errors, login
 
 pytestmark = pytest.mark.browser
 

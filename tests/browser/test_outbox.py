@@ -14,7 +14,6 @@ from playwright.sync_api import expect
 
 from scoring.engine import replay
 from scoring.lei import seals, services
-from tests.browser.conftest import TABLET, console_errors
 from tests.browser.outbox import (
     CACHED,
     KEPT_LEI,
@@ -28,6 +27,7 @@ from tests.browser.outbox import (
     open_tablet,
     tap,
 )
+from tests.browser.pages import TABLET, console_errors
 from tests.builders import record
 
 pytestmark = pytest.mark.browser

@@ -22,8 +22,7 @@ from scoring import access
 from scoring.days import evening_day
 from scoring.lei import services
 from scoring.models import Club, ClubMembership, Season, Session
-from tests.browser.conftest import console_errors
-from tests.browser.pages import contrast_problems
+from tests.browser.pages import console_errors, contrast_problems
 from tests.builders import record
 
 pytestmark = pytest.mark.browser
@@ -38,7 +37,7 @@ SIZES = {
 
 
 @pytest.fixture
-def screen(browser, screenshot_dir):
+def strict_screen(browser, screenshot_dir):
     """``screen(size, scheme="light")``: a fresh page of that size, Dutch. Its context lets
     the test inject axe-core past the Content-Security-Policy (only the test adds a script);
     console errors fail the test as in the ``page`` fixture."""
@@ -130,11 +129,11 @@ def shoot(page, screenshot_dir: Path, name: str) -> None:
 @pytest.mark.parametrize("players", [4, 8])
 @pytest.mark.parametrize("size", list(SIZES))
 def test_the_tablet_shows_panel_winner_buttons_and_every_total_without_scrolling(
-    screen, base_url, screenshot_dir, size, players
+    strict_screen, base_url, screenshot_dir, size, players
 ):
     club, season = club_with_season()
     session = table(club, EIGHT[:players] if players == 8 else [*EIGHT[:3], LONG], season)
-    page = screen(SIZES[size])
+    page = strict_screen(SIZES[size])
     open_tablet(page, base_url, session)
     shoot(page, screenshot_dir, f"tablet-{size}-{players}")
     outside = []
@@ -153,27 +152,29 @@ def test_the_tablet_shows_panel_winner_buttons_and_every_total_without_scrolling
     assert contrast_problems(page) == []
 
 
-def test_the_tablet_in_the_dark_keeps_its_contrast(screen, base_url, screenshot_dir):
+def test_the_tablet_in_the_dark_keeps_its_contrast(strict_screen, base_url, screenshot_dir):
     club, season = club_with_season()
     session = table(club, EIGHT[:4], season)
     services.round_replace_events(
         session=session, number=1, events=[{"type": "win", "player": "Cees"}]
     )
-    page = screen(SIZES["portrait"], scheme="dark")
+    page = strict_screen(SIZES["portrait"], scheme="dark")
     open_tablet(page, base_url, session)
     page.locator("#sheet").scroll_into_view_if_needed()
     shoot(page, screenshot_dir, "tablet-dark")
     assert contrast_problems(page) == []
 
 
-def test_a_finished_game_shows_akkoord_then_nieuw_spel_in_view(screen, base_url, screenshot_dir):
+def test_a_finished_game_shows_akkoord_then_nieuw_spel_in_view(
+    strict_screen, base_url, screenshot_dir
+):
     club, season = club_with_season()
     session = services.session_start(
         club=club, players=EIGHT[:4], season=season, overrides={"max_points": 3}
     )
     while Session.objects.get(pk=session.pk).status == "running":
         record(session, "win", "Anne")
-    page = screen(SIZES["landscape"])
+    page = strict_screen(SIZES["landscape"])
     open_tablet(page, base_url, session)
     assert boxes_outside(page, "#akkoord button") == []
     page.get_by_role("button", name="Iedereen akkoord").click()
@@ -186,14 +187,14 @@ def test_a_finished_game_shows_akkoord_then_nieuw_spel_in_view(screen, base_url,
 
 @pytest.mark.parametrize("tv", [False, True])
 def test_the_phone_viewer_shows_all_eight_totals_without_scrolling_sideways(
-    screen, base_url, screenshot_dir, tv
+    strict_screen, base_url, screenshot_dir, tv
 ):
     club, season = club_with_season()
     session = table(club, EIGHT, season)
     services.round_replace_events(
         session=session, number=2, events=[{"type": "win", "player": "Anne"}]
     )
-    page = screen({"width": 375, "height": 812})
+    page = strict_screen({"width": 375, "height": 812})
     viewer = reverse("viewer", args=[access.viewer_token(session.pk)])
     page.goto(base_url + viewer + ("?tv=1" if tv else ""))
     shoot(page, screenshot_dir, f"viewer-phone{'-tv' if tv else ''}")
@@ -204,10 +205,12 @@ def test_the_phone_viewer_shows_all_eight_totals_without_scrolling_sideways(
     assert contrast_problems(page) == []
 
 
-def test_the_tv_shows_one_tables_totals_and_its_newest_rounds(screen, base_url, screenshot_dir):
+def test_the_tv_shows_one_tables_totals_and_its_newest_rounds(
+    strict_screen, base_url, screenshot_dir
+):
     club, season = club_with_season()
     session = table(club, EIGHT, season)
-    page = screen({"width": 1920, "height": 1080})
+    page = strict_screen({"width": 1920, "height": 1080})
     viewer = reverse("viewer", args=[access.viewer_token(session.pk)])
     page.goto(base_url + viewer + "?tv=1")
     shoot(page, screenshot_dir, "viewer-tv")
@@ -217,12 +220,12 @@ def test_the_tv_shows_one_tables_totals_and_its_newest_rounds(screen, base_url, 
     assert contrast_problems(page) == []
 
 
-def test_the_standings_show_the_points_on_a_phone(screen, base_url, screenshot_dir):
+def test_the_standings_show_the_points_on_a_phone(strict_screen, base_url, screenshot_dir):
     club, season = club_with_season()
     for _ in range(2):
         session = table(club, EIGHT, season)
         services.session_finish(session=session)
-    page = screen({"width": 375, "height": 812})
+    page = strict_screen({"width": 375, "height": 812})
     page.goto(base_url + reverse("league_season", args=[club.slug, season.pk]))
     shoot(page, screenshot_dir, "standings-phone")
     # The page's links and notes above the table may push it below the fold: scrolled to it,
@@ -238,14 +241,16 @@ def test_the_standings_show_the_points_on_a_phone(screen, base_url, screenshot_d
     assert contrast_problems(page) == []
 
 
-def test_the_tv_shows_ten_tables_of_an_evening_with_every_total(screen, base_url, screenshot_dir):
+def test_the_tv_shows_ten_tables_of_an_evening_with_every_total(
+    strict_screen, base_url, screenshot_dir
+):
     club, season = club_with_season()
     for number in range(1, 11):
         players = EIGHT[: 4 + number % 5]  # 4 to 8 at a table
         session = table(club, players, season, table_label=f"Tafel {number}")
         if number % 3 == 0:
             services.session_finish(session=session)
-    page = screen({"width": 1920, "height": 1080})
+    page = strict_screen({"width": 1920, "height": 1080})
     day = evening_day().isoformat()
     page.goto(base_url + reverse("league_evening", args=[club.slug, day]))
     shoot(page, screenshot_dir, "evening-tv")
@@ -257,10 +262,10 @@ def test_the_tv_shows_ten_tables_of_an_evening_with_every_total(screen, base_url
     assert contrast_problems(page) == []
 
 
-def test_the_round_editor_fits_a_tablet(screen, base_url, screenshot_dir):
+def test_the_round_editor_fits_a_tablet(strict_screen, base_url, screenshot_dir):
     club, season = club_with_season()
     session = table(club, EIGHT, season)
-    page = screen(SIZES["portrait"])
+    page = strict_screen(SIZES["portrait"])
     open_tablet(page, base_url, session)
     page.get_by_role("link", name="Ronde 3 verbeteren").click()
     page.wait_for_selector("#editor form")
@@ -294,12 +299,12 @@ def test_the_round_editor_fits_a_tablet(screen, base_url, screenshot_dir):
 
 
 def test_the_new_game_form_has_beginnen_in_view(
-    screen, base_url, screenshot_dir, django_user_model
+    strict_screen, base_url, screenshot_dir, django_user_model
 ):
     club, season = club_with_season()
     user = django_user_model.objects.create_user("teller", password="geheim-wachtwoord")
     ClubMembership.objects.create(user=user, club=club, role="scorer")
-    page = screen(SIZES["portrait"])
+    page = strict_screen(SIZES["portrait"])
     page.goto(base_url + reverse("login"))
     page.fill('input[name="username"]', "teller")
     page.fill('input[name="password"]', "geheim-wachtwoord")

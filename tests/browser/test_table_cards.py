@@ -22,8 +22,7 @@ from playwright.sync_api import expect
 from scoring.models import Club, ClubMembership, Player
 from scoring.toernooi import checkin
 from scoring.toernooi import services as tournaments
-from tests.browser.conftest import console_errors
-from tests.browser.pages import TABLET, login
+from tests.browser.pages import TABLET, console_errors, login
 
 pytestmark = pytest.mark.browser
 

@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 
 from scoring.engine import replay
 from scoring.models import Club, ClubMembership, Player, Session
-from tests.browser.conftest import console_errors
+from tests.browser.pages import console_errors
 
 pytestmark = pytest.mark.browser
 

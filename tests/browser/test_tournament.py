@@ -27,8 +27,7 @@ from scoring.models import Club, ClubMembership, Player, Session, Tournament
 from scoring.toernooi import checkin
 from scoring.toernooi import results as tournament_results
 from scoring.toernooi import services as tournaments
-from tests.browser.conftest import console_errors
-from tests.browser.pages import LAPTOP, PHONE, TABLET, TV, login
+from tests.browser.pages import LAPTOP, PHONE, TABLET, TV, console_errors, login
 from tests.builders import play_out
 
 pytestmark = pytest.mark.browser

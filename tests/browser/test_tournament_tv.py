@@ -18,8 +18,7 @@ from scoring.models import Tournament
 from scoring.toernooi import results as tournament_results
 from scoring.toernooi import selectors as tournament_selectors
 from scoring.toernooi import services as tournaments
-from tests.browser.conftest import console_errors
-from tests.browser.pages import LAPTOP, PHONE, TV, evening
+from tests.browser.pages import LAPTOP, PHONE, TV, console_errors, evening
 from tests.builders import play_out, play_rounds
 
 pytestmark = pytest.mark.browser

@@ -12,8 +12,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import TABLET, console_errors
 from tests.browser.outbox import NETWORK, button, drained, events, make_table, open_tablet, tap
+from tests.browser.pages import TABLET, console_errors
 
 pytestmark = pytest.mark.browser
 

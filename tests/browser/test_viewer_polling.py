@@ -18,7 +18,7 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from scoring import access
-from tests.browser.conftest import console_errors
+from tests.browser.pages import console_errors
 from tests.builders import record
 
 pytestmark = pytest.mark.browser

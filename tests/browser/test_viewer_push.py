@@ -14,8 +14,8 @@ import pytest
 from playwright.sync_api import expect
 
 from scoring import access
-from tests.browser.conftest import console_errors
 from tests.browser.outbox import make_table, open_tablet, tap
+from tests.browser.pages import console_errors
 
 pytestmark = pytest.mark.browser
 

@@ -16,8 +16,7 @@ from playwright.sync_api import expect
 from scoring.models import Club, ClubMembership, Player, Series, Tournament
 from scoring.toernooi import checkin, clock
 from scoring.toernooi import services as tournaments
-from tests.browser.conftest import console_errors
-from tests.browser.pages import FIRST, LAST, TABLET, TV, login
+from tests.browser.pages import FIRST, LAST, TABLET, TV, console_errors, login
 
 pytestmark = pytest.mark.browser
 

@@ -20,12 +20,6 @@ EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
 
 
 @pytest.fixture
-def admin_client(client, club_admin):
-    client.force_login(club_admin)
-    return client
-
-
-@pytest.fixture
 def bram(django_user_model):
     return django_user_model.objects.create_user("bram", password="x")
 
@@ -48,13 +42,13 @@ def link(invitation: ClubInvitation) -> str:
 
 
 def test_a_username_typed_by_a_club_admin_tells_nothing_about_who_has_an_account(
-    admin_client, club, bram, people
+    club_admin_client, club, bram, people
 ):
     """Before, the membership form answered "There is no active user with that username" for
     one name and made the member for the other."""
     add = reverse("admin:scoring_clubmembership_add")
     answers = [
-        admin_client.post(add, {"user": name, "club": club.pk, "role": "scorer"}, **EN)
+        club_admin_client.post(add, {"user": name, "club": club.pk, "role": "scorer"}, **EN)
         for name in ("bram", "nobody")
     ]
     assert [a.status_code for a in answers] == [403, 403]
@@ -62,22 +56,22 @@ def test_a_username_typed_by_a_club_admin_tells_nothing_about_who_has_an_account
 
     # The club's own page: a new row typed in its members' table is not taken.
     page = reverse("admin:scoring_club_change", args=[club.pk])
-    data = admin_form_data(admin_client.get(page))
+    data = admin_form_data(club_admin_client.get(page))
     rows = []
     for name in ("bram", "nobody"):
         row = {**data, "memberships-TOTAL_FORMS": int(data["memberships-TOTAL_FORMS"]) + 1}
         index = int(data["memberships-TOTAL_FORMS"])
         row.update({f"memberships-{index}-user": name, f"memberships-{index}-role": "scorer"})
-        rows.append(admin_client.post(page, row, **EN))
+        rows.append(club_admin_client.post(page, row, **EN))
     assert [r.status_code for r in rows] == [302, 302]
 
     # A player's page: the account field is not there to type in.
     anne = people["Anne"]
     player_page = reverse("admin:scoring_player_change", args=[anne.pk])
-    player_data = admin_form_data(admin_client.get(player_page))
+    player_data = admin_form_data(club_admin_client.get(player_page))
     assert "user" not in player_data
     for name in ("bram", "nobody"):
-        admin_client.post(player_page, {**player_data, "user": name}, **EN)
+        club_admin_client.post(player_page, {**player_data, "user": name}, **EN)
     anne.refresh_from_db()
     assert anne.user is None
     assert not ClubMembership.objects.filter(user=bram).exists()
@@ -87,12 +81,12 @@ def test_a_username_typed_by_a_club_admin_tells_nothing_about_who_has_an_account
 
 
 def test_a_club_admin_makes_an_invitation_and_gets_its_link_and_qr_code(
-    admin_client, club, club_admin, people
+    club_admin_client, club, club_admin, people
 ):
     add = reverse("admin:scoring_clubinvitation_add")
-    assert admin_client.get(add).status_code == 200
+    assert club_admin_client.get(add).status_code == 200
     soon = timezone.localtime() + datetime.timedelta(days=3)
-    made = admin_client.post(
+    made = club_admin_client.post(
         add,
         {
             "club": club.pk,
@@ -121,7 +115,7 @@ def test_a_club_admin_makes_an_invitation_and_gets_its_link_and_qr_code(
 
 
 def test_an_invitation_names_only_a_player_of_its_club_without_an_account(
-    admin_client, club, bram, people
+    club_admin_client, club, bram, people
 ):
     other = make_club("De Zwarte Zeven", "zwarte-zeven")
     stranger = Player.objects.create(club=other, name="Zeven Anne")
@@ -132,11 +126,11 @@ def test_an_invitation_names_only_a_player_of_its_club_without_an_account(
     when = {"expires_at_0": soon.date().isoformat(), "expires_at_1": "20:00:00"}
     for player in (stranger, people["Bas"]):
         data = {"club": club.pk, "role": "scorer", "player": player.pk, **when}
-        refused = admin_client.post(add, data, **EN)
+        refused = club_admin_client.post(add, data, **EN)
         assert refused.status_code == 200
         assert "player" in refused.context["adminform"].form.errors
     past = {"expires_at_0": "2020-01-01", "expires_at_1": "20:00:00"}
-    refused = admin_client.post(add, {"club": club.pk, "role": "scorer", **past}, **EN)
+    refused = club_admin_client.post(add, {"club": club.pk, "role": "scorer", **past}, **EN)
     assert "Choose a moment in the future." in str(refused.context["adminform"].form.errors)
     assert not ClubInvitation.objects.exists()
 

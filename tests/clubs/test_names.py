@@ -15,15 +15,8 @@ from hypothesis import strategies as st
 from scoring import names
 from scoring.clubs.services import PlayerNameClash, club_players
 from scoring.lei import services
-from scoring.models import ClubMembership, Player, Session
+from scoring.models import Player, Session
 from tests.builders import play_rounds, standings_shown
-
-
-@pytest.fixture
-def member(client, club, user):
-    ClubMembership.objects.create(user=user, club=club, role="scorer")
-    client.force_login(user)
-    return client
 
 
 def start_form(club, players, **extra):
@@ -34,7 +27,7 @@ def start_form(club, players, **extra):
 
 @pytest.mark.django_db
 def test_finding_3_a_name_typed_with_a_double_space_is_the_existing_player(
-    member, client, club, season, user
+    scorer, client, club, season, user
 ):
     club.standings_public = True
     club.save()
@@ -42,13 +35,13 @@ def test_finding_3_a_name_typed_with_a_double_space_is_the_existing_player(
     for name in ("Bas", "Cees"):
         Player.objects.create(club=club, name=name)
     data = start_form(club, ["anne  geheimnaam ", "Bas", "Cees"], season=season.pk)
-    assert member.post(reverse("session_new"), data).status_code == 302
+    assert scorer.post(reverse("session_new"), data).status_code == 302
     session = Session.objects.get()
     assert Player.objects.filter(club=club).count() == 3  # no guest made of the typo
     assert session.seats.get(position=1).player == anne
     while session.status == Session.Status.RUNNING:  # a finished game is in the standings
         play_rounds(session, ["Bas"])
-    member.logout()
+    scorer.logout()
     urls = [
         reverse("league_season", args=[club.slug, season.pk]),
         reverse("league_evening", args=[club.slug, session.played_on.isoformat()]),
@@ -113,15 +106,15 @@ def test_the_session_file_names_the_player_as_the_club_spells_them(club):
 
 
 @pytest.mark.django_db
-def test_a_team_typed_in_other_case_shows_initials_in_the_public_export(member, client, club):
+def test_a_team_typed_in_other_case_shows_initials_in_the_public_export(scorer, client, club):
     club.standings_public = True
     club.save()
     Player.objects.create(club=club, name="Anne Geheimnaam", public_initials=True)
     data = start_form(club, ["anne geheimnaam", "Bas", "Fleur", "Dirk"], teams="on")
-    assert member.post(reverse("session_new"), data).status_code == 302
+    assert scorer.post(reverse("session_new"), data).status_code == 302
     session = Session.objects.get()
     assert "anne geheimnaam & Fleur" in session.teams  # the side as the tablet named it
-    member.logout()
+    scorer.logout()
     url = reverse("league_session_export", args=[club.slug, session.pk])
     exported = client.get(url).content.decode()
     assert "geheimnaam" not in exported.casefold()

@@ -37,11 +37,6 @@ def regulars(club):
     return made
 
 
-@pytest.fixture
-def evening(club):
-    return services.evening_create(club=club)
-
-
 def phone_url(evening) -> str:
     return reverse("checkin_phone", args=[evening.checkin_token])
 

@@ -29,7 +29,8 @@ NAMES = ["Anne", "Bas", "Cees", "Dirk", "Eva", "Fenna", "Gijs", "Hanna"]
 
 
 @pytest.fixture
-def evening(club):
+def full_evening(club):
+    """An evening of the club with all eight of NAMES checked in by the organiser."""
     evening = services.evening_create(club=club)
     for name in NAMES:
         services.checkin_by_organiser(evening=evening, name=name)
@@ -89,16 +90,16 @@ def tap(table: EveningTable) -> None:
 # --- signing out ----------------------------------------------------------------------------
 
 
-def test_a_player_signed_out_is_not_in_the_next_draw(org, evening):
-    page = org.get(reverse("evening_page", args=[evening.pk])).content.decode()
+def test_a_player_signed_out_is_not_in_the_next_draw(org, full_evening):
+    page = org.get(reverse("evening_page", args=[full_evening.pk])).content.decode()
     assert 'data-sign-out="Bas"' in page
     assert "Wie al aan een tafel zit, blijft daar" in page
-    page = sign_out(org, evening, "Bas").content.decode()
+    page = sign_out(org, full_evening, "Bas").content.decode()
     assert "Bas is afgemeld" in page
     assert "7 spelers aangemeld" in page
-    assert not EveningPlayer.objects.filter(evening=evening, player__name="Bas").exists()
-    draw(org, evening, 1)
-    assert seated(evening, 1) == set(NAMES) - {"Bas"}
+    assert not EveningPlayer.objects.filter(evening=full_evening, player__name="Bas").exists()
+    draw(org, full_evening, 1)
+    assert seated(full_evening, 1) == set(NAMES) - {"Bas"}
 
 
 def test_a_member_or_an_earlier_guest_signed_out_stays_in_the_club(org, club):
@@ -145,33 +146,37 @@ def test_a_mistyped_walk_in_signed_out_goes_from_the_club_unless_they_played(org
     assert "Jna Jansen ist abgemeldet." in page
 
 
-def test_a_seated_player_signed_out_keeps_their_table(org, evening):
-    draw(org, evening, 1)
-    before = state(evening)
-    table = EveningTable.objects.get(evening=evening, round=1, session__seats__player__name="Bas")
-    sign_out(org, evening, "Bas")
-    assert state(evening) == before
+def test_a_seated_player_signed_out_keeps_their_table(org, full_evening):
+    draw(org, full_evening, 1)
+    before = state(full_evening)
+    table = EveningTable.objects.get(
+        evening=full_evening, round=1, session__seats__player__name="Bas"
+    )
+    sign_out(org, full_evening, "Bas")
+    assert state(full_evening) == before
     assert "Bas" in table.session.seats.values_list("player__name", flat=True)
     assert table.session.status == Session.Status.RUNNING
-    page = org.get(reverse("evening_page", args=[evening.pk])).content.decode()
+    page = org.get(reverse("evening_page", args=[full_evening.pk])).content.decode()
     assert 'data-player="Bas"' not in page  # not in the list of who is here...
     assert "<li>Bas</li>" in page  # ...but still at the table of round 1
-    draw(org, evening, 2)
-    assert "Bas" not in seated(evening, 2)
-    assert seated(evening, 2) == set(NAMES) - {"Bas"}
+    draw(org, full_evening, 2)
+    assert "Bas" not in seated(full_evening, 2)
+    assert seated(full_evening, 2) == set(NAMES) - {"Bas"}
 
 
-def test_signing_out_twice_or_a_waiting_guest_changes_nothing(org, evening):
+def test_signing_out_twice_or_a_waiting_guest_changes_nothing(org, full_evening):
     bas = Player.objects.get(name="Bas")
-    url = reverse("evening_sign_out", args=[evening.pk])
+    url = reverse("evening_sign_out", args=[full_evening.pk])
     org.post(url, {"player": bas.pk})  # (a guest new tonight: gone from the club too)
     page = org.post(url, {"player": bas.pk}, follow=True).content.decode()
     assert "Die speler is niet (meer) aangemeld." in page
-    services.checkin_guest(evening=evening, token=evening.checkin_token, name="Gast", phone="p")
-    page = sign_out(org, evening, "Gast").content.decode()
+    services.checkin_guest(
+        evening=full_evening, token=full_evening.checkin_token, name="Gast", phone="p"
+    )
+    page = sign_out(org, full_evening, "Gast").content.decode()
     assert "Die speler is niet (meer) aangemeld." in page  # a guest waiting is refused instead
-    assert EveningPlayer.objects.filter(evening=evening, player__name="Gast").exists()
-    assert evening.players.count() == 8
+    assert EveningPlayer.objects.filter(evening=full_evening, player__name="Gast").exists()
+    assert full_evening.players.count() == 8
 
 
 def test_a_toernooi_signs_out_on_its_own_page(org, club):
@@ -188,149 +193,151 @@ def test_a_toernooi_signs_out_on_its_own_page(org, club):
 # --- throwing a round's draw away -------------------------------------------------------------
 
 
-def test_an_unplayed_round_is_thrown_away_and_drawn_again(org, evening):
-    draw(org, evening, 1)
-    round_1 = state(evening)
-    draw(org, evening, 2)
-    page = org.get(reverse("evening_page", args=[evening.pk])).content.decode()
+def test_an_unplayed_round_is_thrown_away_and_drawn_again(org, full_evening):
+    draw(org, full_evening, 1)
+    round_1 = state(full_evening)
+    draw(org, full_evening, 2)
+    page = org.get(reverse("evening_page", args=[full_evening.pk])).content.decode()
     assert "Loting van ronde 2 weggooien" in page
-    thrown = list(evening.tables.filter(round=2).values_list("session_id", flat=True))
-    page = discard(org, evening, 2).content.decode()
+    thrown = list(full_evening.tables.filter(round=2).values_list("session_id", flat=True))
+    page = discard(org, full_evening, 2).content.decode()
     assert "De loting van ronde 2 is weggegooid (2 tafels): loot hem opnieuw." in page
-    assert state(evening) == round_1  # round 1's tables and games as they were
+    assert state(full_evening) == round_1  # round 1's tables and games as they were
     assert not Session.objects.filter(pk__in=thrown).exists()
     assert "Ronde 2 loten" in page
-    draw(org, evening, 2)
-    assert evening.tables.filter(round=2).count() == 2
-    assert seated(evening, 2) == set(NAMES)
+    draw(org, full_evening, 2)
+    assert full_evening.tables.filter(round=2).count() == 2
+    assert seated(full_evening, 2) == set(NAMES)
 
 
-def test_a_round_with_one_tap_at_one_table_is_refused(org, evening):
-    draw(org, evening, 1)
-    tap(evening.tables.get(round=1, number=2))
-    before = state(evening)
-    page = discard(org, evening, 1).content.decode()
+def test_a_round_with_one_tap_at_one_table_is_refused(org, full_evening):
+    draw(org, full_evening, 1)
+    tap(full_evening.tables.get(round=1, number=2))
+    before = state(full_evening)
+    page = discard(org, full_evening, 1).content.decode()
     assert "Tafel 2 heeft al gespeeld: ronde 1 blijft staan." in page
-    assert state(evening) == before
-    assert evening.tables.filter(round=1).count() == 2
+    assert state(full_evening) == before
+    assert full_evening.tables.filter(round=1).count() == 2
 
 
-def test_a_tap_taken_back_still_counts_as_played(org, evening):
+def test_a_tap_taken_back_still_counts_as_played(org, full_evening):
     # The undo leaves the game as it began, but its version says a table was at it.
-    draw(org, evening, 1)
-    table = evening.tables.get(round=1, number=1)
+    draw(org, full_evening, 1)
+    table = full_evening.tables.get(round=1, number=1)
     tap(table)
     session = Session.objects.get(pk=table.session_id)
     lei_services.session_undo(session=session, version=session.version, key=new_key())
-    before = state(evening)
-    page = discard(org, evening, 1).content.decode()
+    before = state(full_evening)
+    page = discard(org, full_evening, 1).content.decode()
     assert "Tafel 1 heeft al gespeeld" in page
-    assert state(evening) == before
+    assert state(full_evening) == before
 
 
-def test_a_table_ended_without_a_round_counts_as_played(org, evening):
+def test_a_table_ended_without_a_round_counts_as_played(org, full_evening):
     # "Spel beëindigen" before a round: the table's shared place is a result of the evening.
-    draw(org, evening, 1)
-    for table in evening.tables.all():
+    draw(org, full_evening, 1)
+    for table in full_evening.tables.all():
         lei_services.session_finish(session=table.session)
-    before = state(evening)
-    page = discard(org, evening, 1).content.decode()
+    before = state(full_evening)
+    page = discard(org, full_evening, 1).content.decode()
     assert "Tafels 1, 2 hebben al gespeeld: ronde 1 blijft staan." in page
-    assert state(evening) == before
+    assert state(full_evening) == before
 
 
-def test_a_stale_round_or_a_second_tap_throws_nothing_away(org, evening):
-    draw(org, evening, 1)
-    draw(org, evening, 2)
-    before = state(evening)
-    page = discard(org, evening, 1).content.decode()  # not the last round
+def test_a_stale_round_or_a_second_tap_throws_nothing_away(org, full_evening):
+    draw(org, full_evening, 1)
+    draw(org, full_evening, 2)
+    before = state(full_evening)
+    page = discard(org, full_evening, 1).content.decode()  # not the last round
     assert "Ronde 1 is niet (meer) de laatste ronde: ververs de pagina." in page
-    assert state(evening) == before
-    discard(org, evening, 2)
-    after = state(evening)
-    page = discard(org, evening, 2).content.decode()  # the same button again
+    assert state(full_evening) == before
+    discard(org, full_evening, 2)
+    after = state(full_evening)
+    page = discard(org, full_evening, 2).content.decode()  # the same button again
     assert "Ronde 2 is niet (meer) de laatste ronde" in page
-    assert state(evening) == after
-    assert evening.tables.filter(round=1).count() == 2
+    assert state(full_evening) == after
+    assert full_evening.tables.filter(round=1).count() == 2
 
 
-def test_a_page_from_before_a_round_was_drawn_again_throws_nothing_away(org, evening):
+def test_a_page_from_before_a_round_was_drawn_again_throws_nothing_away(org, full_evening):
     # Two organisers see round 2; one throws it away and draws it again, then the other's
     # page, still on the first draw, asks to throw it away: the new round 2 stays.
-    draw(org, evening, 1)
-    draw(org, evening, 2)
-    page = org.get(reverse("evening_page", args=[evening.pk])).content.decode()
-    first = selectors.board(evening).last_draw
+    draw(org, full_evening, 1)
+    draw(org, full_evening, 2)
+    page = org.get(reverse("evening_page", args=[full_evening.pk])).content.decode()
+    first = selectors.board(full_evening).last_draw
     assert f'name="draw" value="{first}"' in page
-    discard(org, evening, 2, drawn=first)
-    draw(org, evening, 2)
-    before = state(evening)
-    page = discard(org, evening, 2, drawn=first).content.decode()
+    discard(org, full_evening, 2, drawn=first)
+    draw(org, full_evening, 2)
+    before = state(full_evening)
+    page = discard(org, full_evening, 2, drawn=first).content.decode()
     assert "Ronde 2 is intussen opnieuw geloot: ververs de pagina." in page
-    assert state(evening) == before
-    assert evening.tables.filter(round=2).count() == 2
+    assert state(full_evening) == before
+    assert full_evening.tables.filter(round=2).count() == 2
 
 
 @pytest.mark.parametrize("raw", ["", "0", "x", "9" * 9])
-def test_a_round_that_is_no_round_throws_nothing_away(org, evening, raw):
-    draw(org, evening, 1)
-    before = state(evening)
-    url = reverse("evening_draw_discard", args=[evening.pk])
-    org.post(url, {"round": raw, "draw": selectors.board(evening).last_draw})
+def test_a_round_that_is_no_round_throws_nothing_away(org, full_evening, raw):
+    draw(org, full_evening, 1)
+    before = state(full_evening)
+    url = reverse("evening_draw_discard", args=[full_evening.pk])
+    org.post(url, {"round": raw, "draw": selectors.board(full_evening).last_draw})
     org.post(url, {"round": "1", "draw": raw})  # no draw, or none of this evening's
-    assert state(evening) == before
+    assert state(full_evening) == before
 
 
 @pytest.mark.parametrize("raw", ["²", "1²", "9" * 5000])
-def test_a_number_python_cannot_read_changes_nothing(org, evening, raw):
+def test_a_number_python_cannot_read_changes_nothing(org, full_evening, raw):
     # "²" passes str.isdigit and fails int: each form's field is refused, never a 500.
-    draw(org, evening, 1)
-    before = state(evening), evening.players.count()
+    draw(org, full_evening, 1)
+    before = state(full_evening), full_evening.players.count()
     writes = [
         ("evening_sign_out", {"player": raw}),
         ("evening_guest", {"player": raw, "action": "confirm"}),
         ("evening_draw", {"round": raw}),
-        ("evening_draw_discard", {"round": raw, "draw": selectors.board(evening).last_draw}),
+        ("evening_draw_discard", {"round": raw, "draw": selectors.board(full_evening).last_draw}),
         ("evening_draw_discard", {"round": "1", "draw": raw}),
     ]
     for name, data in writes:
-        answer = org.post(reverse(name, args=[evening.pk]), data)
+        answer = org.post(reverse(name, args=[full_evening.pk]), data)
         assert answer.status_code == 302, name
-    assert (state(evening), evening.players.count()) == before
+    assert (state(full_evening), full_evening.players.count()) == before
 
 
-def test_nothing_drawn_is_nothing_to_throw_away(org, evening):
-    page = org.get(reverse("evening_page", args=[evening.pk])).content.decode()
+def test_nothing_drawn_is_nothing_to_throw_away(org, full_evening):
+    page = org.get(reverse("evening_page", args=[full_evening.pk])).content.decode()
     assert "weggooien" not in page
-    page = discard(org, evening, 0).content.decode()
+    page = discard(org, full_evening, 0).content.decode()
     assert "Ronde 0 is niet (meer) de laatste ronde" in page
 
 
 # --- who may ----------------------------------------------------------------------------------
 
 
-def test_only_the_organiser_signs_out_or_throws_a_round_away(evening, django_user_model, client):
-    services.evening_draw(evening=evening, expected_round=1, seed=1)
+def test_only_the_organiser_signs_out_or_throws_a_round_away(
+    full_evening, django_user_model, client
+):
+    services.evening_draw(evening=full_evening, expected_round=1, seed=1)
     bas = Player.objects.get(name="Bas")
-    before = state(evening), evening.players.count()
+    before = state(full_evening), full_evening.players.count()
     elsewhere = django_user_model.objects.create_user("elders")
     ClubMembership.objects.create(user=elsewhere, club=make_club("Elders", "elders"), role="admin")
     scorer = django_user_model.objects.create_user("teller")
-    ClubMembership.objects.create(user=scorer, club=evening.club, role="scorer")
+    ClubMembership.objects.create(user=scorer, club=full_evening.club, role="scorer")
     admin = django_user_model.objects.create_user("beheer")
-    ClubMembership.objects.create(user=admin, club=evening.club, role="admin")
+    ClubMembership.objects.create(user=admin, club=full_evening.club, role="admin")
     no_token = Client(enforce_csrf_checks=True)
     no_token.force_login(admin)
     # The draw the organiser's page names: without it the throw-away is refused anyway, and the
     # unchanged state below would not show that the refusal was the access check's.
-    shown = selectors.board(evening).last_draw
+    shown = selectors.board(full_evening).last_draw
     writes = [
         ("evening_sign_out", {"player": bas.pk}),
         ("evening_draw_discard", {"round": "1", "draw": shown}),
         ("evening_date", {"date": "2026-01-01"}),
     ]
     for name, data in writes:
-        url = reverse(name, args=[evening.pk])
+        url = reverse(name, args=[full_evening.pk])
         assert Client().post(url, data).status_code == 403  # not logged in
         for user in (elsewhere, scorer):
             client.force_login(user)
@@ -338,8 +345,8 @@ def test_only_the_organiser_signs_out_or_throws_a_round_away(evening, django_use
         client.force_login(admin)
         assert client.get(url).status_code == 405
         assert no_token.post(url, data).status_code == 403  # the organiser, without CSRF
-    assert (state(evening), evening.players.count()) == before
-    assert Evening.objects.get(pk=evening.pk).date == evening.date
+    assert (state(full_evening), full_evening.players.count()) == before
+    assert Evening.objects.get(pk=full_evening.pk).date == full_evening.date
 
 
 # --- the wrong day ------------------------------------------------------------------------

@@ -11,8 +11,7 @@ from django.urls import reverse
 
 from scoring.clubs.ranking import InvalidRanking, Ranking
 from scoring.models import Season
-from tests.builders import admin_form_data
-from tests.league.games import play
+from tests.builders import admin_form_data, play
 
 BAD_RANKINGS = [
     [1, 2],
@@ -81,7 +80,7 @@ def test_the_admin_saves_a_good_ranking(club_admin_client, season):
 def test_a_stored_bad_ranking_shows_the_default_standings_with_a_note(
     client, public_club, season, people, data
 ):
-    play(public_club, season, ["Anne", "Bas", "Cees"])
+    play(public_club, ["Anne", "Bas", "Cees"], season=season)
     Season.objects.filter(pk=season.pk).update(ranking=data)
     slug = public_club.slug
     standings_page = client.get(reverse("league_season", args=[slug, season.pk]))

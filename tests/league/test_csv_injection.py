@@ -12,8 +12,7 @@ from django.urls import reverse
 from scoring.http import csv_cell
 from scoring.lei import services
 from scoring.models import Player
-from tests.builders import DAY
-from tests.league.games import play
+from tests.builders import DAY, play
 
 HOSTILE = [
     '=HYPERLINK("http://x.nl","klik")',
@@ -47,7 +46,7 @@ def test_a_formula_in_a_name_is_neutralised_in_stand_csv(client, public_club, se
     names = ["Anne", *HOSTILE[:3]]
     for name in names:
         Player.objects.create(club=public_club, name=name)
-    play(public_club, season, names)
+    play(public_club, names, season=season)
     rows = _rows(client.get(reverse("league_season_csv", args=[public_club.slug, season.pk])))
     players = [row[1] for row in rows[1:]]
     assert sorted(players) == sorted(["Anne", *("'" + n for n in HOSTILE[:3])])
@@ -62,7 +61,7 @@ def test_a_formula_in_a_name_or_table_label_is_neutralised_in_rondes_csv(
     names = ["@SUM(A1:A9)", "\t=1+1"]
     for name in names:
         Player.objects.create(club=public_club, name=name)
-    play(public_club, season, names, table="=HYPERLINK(1)")
+    play(public_club, names, season=season, table="=HYPERLINK(1)")
     rows = _rows(
         client.get(reverse("league_season_rounds_csv", args=[public_club.slug, season.pk]))
     )

@@ -21,8 +21,7 @@ from scoring.league import player_stats, standings
 from scoring.lei import services
 from scoring.models import ClubMembership, Player, Season, Session
 from scoring.ratings.services import ratings_refresh
-from tests.builders import DAY, finish_order, make_club, record, standings_shown
-from tests.league.games import play
+from tests.builders import DAY, finish_order, make_club, play, record, standings_shown
 
 
 def table(season, **ranking) -> list[tuple]:
@@ -51,7 +50,7 @@ def table(season, **ranking) -> list[tuple]:
 
 
 def test_a_toepkoning_at_a_table_of_five_scores_four(season, people):
-    play(season.club, season, ["Anne", "Bas", "Cees", "Dirk", "Eva"])
+    play(season.club, ["Anne", "Bas", "Cees", "Dirk", "Eva"], season=season)
     assert [(r[1], r[5]) for r in table(season)] == [
         ("Anne", 4),
         ("Bas", 3),
@@ -63,10 +62,10 @@ def test_a_toepkoning_at_a_table_of_five_scores_four(season, people):
 
 def test_standings_count_players_below_and_shared_places(season, people):
     club = season.club
-    play(club, season, ["Anne", "Bas", "Cees", "Dirk"])
+    play(club, ["Anne", "Bas", "Cees", "Dirk"], season=season)
     # Anne and Cees go out in the same round with the same total: they share second place and
     # each scores 1 (only Eva is below them).
-    play(club, season, ["Bas", ("Anne", "Cees"), "Eva"], days_later=7)
+    play(club, ["Bas", ("Anne", "Cees"), "Eva"], season=season, days_later=7)
     assert table(season) == [
         ("1", "Bas", 2, 1, 1.5, 5, 5, 2, [1, 2]),
         ("2", "Anne", 2, 1, 1.5, 4, 5, 3, [2, 1]),
@@ -78,10 +77,10 @@ def test_standings_count_players_below_and_shared_places(season, people):
 
 def test_only_finished_sessions_of_the_season_count(season, people):
     club = season.club
-    play(club, season, ["Anne", "Bas"])
-    play(club, None, ["Bas", "Anne"])  # no season
+    play(club, ["Anne", "Bas"], season=season)
+    play(club, ["Bas", "Anne"])  # no season
     other = Season.objects.create(club=club, name="Zomer", starts_on="2026-06-01")
-    play(club, other, ["Bas", "Anne"])
+    play(club, ["Bas", "Anne"], season=other)
     services.session_start(club=club, players=["Bas", "Anne"], season=season)  # running
     assert [(r[1], r[2], r[5]) for r in table(season)] == [("Anne", 1, 1), ("Bas", 1, 0)]
 
@@ -93,9 +92,9 @@ def tied_season(season, people):
     Anne: 1st of 2, 2nd of 2 (average 1.5). Bas: 2nd of 2, 1st of 2 (1.5). Dirk: 1st of 2 (1.0).
     """
     club = season.club
-    play(club, season, ["Anne", "Bas"])
-    play(club, season, ["Bas", "Cees"], days_later=1)
-    play(club, season, ["Dirk", "Anne"], days_later=2)
+    play(club, ["Anne", "Bas"], season=season)
+    play(club, ["Bas", "Cees"], season=season, days_later=1)
+    play(club, ["Dirk", "Anne"], season=season, days_later=2)
     return season
 
 
@@ -138,9 +137,9 @@ def test_no_tie_breakers_leave_a_shared_place(tied_season):
 def test_tie_breaker_toepkoningen_before_average_place(season, people):
     """Anne: 1 point, toepkoning once, average place 2.5. Bas: 1 point, never, average 2."""
     club = season.club
-    play(club, season, ["Anne", "Cees"])
-    play(club, season, ["Dirk", "Eva", "Cees", "Anne"], days_later=1)
-    play(club, season, ["Cees", "Bas", "Dirk"], days_later=2)
+    play(club, ["Anne", "Cees"], season=season)
+    play(club, ["Dirk", "Eva", "Cees", "Anne"], season=season, days_later=1)
+    play(club, ["Cees", "Bas", "Dirk"], season=season, days_later=2)
     kings_first = table(season, tie_breakers=["toepkoningen", "average_place"])
     places_first = table(season, tie_breakers=["average_place", "toepkoningen"])
     assert [r[1] for r in kings_first if r[1] in ("Anne", "Bas")] == ["Anne", "Bas"]
@@ -156,9 +155,9 @@ def test_tie_breaker_toepkoningen_before_average_place(season, people):
 
 def test_best_n_counts_only_the_best_sessions(season, people):
     club = season.club
-    play(club, season, ["Anne", "Bas", "Cees", "Dirk"])  # 3 2 1 0
-    play(club, season, ["Bas", "Anne"], days_later=1)  # Bas 1
-    play(club, season, ["Cees", "Anne"], days_later=2)  # Cees 1
+    play(club, ["Anne", "Bas", "Cees", "Dirk"], season=season)  # 3 2 1 0
+    play(club, ["Bas", "Anne"], season=season, days_later=1)  # Bas 1
+    play(club, ["Cees", "Anne"], season=season, days_later=2)  # Cees 1
     # Anne and Bas both have 3 and one toepkoning; Bas's average place is better (1.5 to 1.67).
     assert [(r[1], r[5]) for r in table(season)] == [
         ("Bas", 3),
@@ -178,15 +177,15 @@ def test_best_n_counts_only_the_best_sessions(season, people):
 
 
 def test_placement_points_by_place(season, people):
-    play(season.club, season, ["Anne", "Bas", "Cees", "Dirk"])
+    play(season.club, ["Anne", "Bas", "Cees", "Dirk"], season=season)
     rows = table(season, placement_points=[10, 6, 4])
     assert [(r[1], r[5]) for r in rows] == [("Anne", 10), ("Bas", 6), ("Cees", 4), ("Dirk", 0)]
 
 
 def test_per_round_scoring_ranks_fewest_strafpunten_per_round(season, people):
     club = season.club
-    play(club, season, ["Anne", "Bas", "Cees", "Dirk"])
-    play(club, season, ["Bas", "Anne"], days_later=1)
+    play(club, ["Anne", "Bas", "Cees", "Dirk"], season=season)
+    play(club, ["Bas", "Anne"], season=season, days_later=1)
     season.ranking = {"scoring": "per_round", "tie_breakers": []}
     season.save()
     rows = standings.season_standings(season).rows
@@ -213,7 +212,7 @@ def test_start_totals_from_a_paper_lei_are_not_strafpunten_of_the_season(season,
 
 def test_the_title_toepkoning_from_three_on_the_standings_page(client, public_club, season, people):
     for i in range(3):
-        play(public_club, season, ["Anne", "Bas"], days_later=i)
+        play(public_club, ["Anne", "Bas"], season=season, days_later=i)
     body = client.get(reverse("league_season", args=[public_club.slug, season.pk])).content
     assert body.count(b"badge--toepkoning") == 1
 
@@ -297,7 +296,7 @@ def test_player_statistics_from_known_rounds(club, people):
 
 def test_three_toepkoningen_carry_the_title(club, people):
     for i in range(3):
-        play(club, None, ["Anne", "Bas"], days_later=i)
+        play(club, ["Anne", "Bas"], days_later=i)
     anne = player_stats.player_stats(club_id=club.pk, player_id=people["Anne"].pk)
     assert (anne.toepkoningen, anne.is_toepkoning) == (3, True)
     bas = player_stats.player_stats(club_id=club.pk, player_id=people["Bas"].pk)
@@ -306,9 +305,9 @@ def test_three_toepkoningen_carry_the_title(club, people):
 
 def test_head_to_head_and_league_points(season, people):
     club = season.club
-    play(club, season, ["Anne", "Bas", "Cees"])
-    play(club, season, ["Bas", "Anne"], days_later=1)
-    play(club, season, ["Cees", "Dirk"], days_later=2)
+    play(club, ["Anne", "Bas", "Cees"], season=season)
+    play(club, ["Bas", "Anne"], season=season, days_later=1)
+    play(club, ["Cees", "Dirk"], season=season, days_later=2)
     rivals = player_stats.opponents(club_id=club.pk, player_id=people["Anne"].pk)
     assert [(o.name, o.sessions, o.higher, o.lower) for o in rivals] == [
         ("Bas", 2, 1, 1),
@@ -338,7 +337,7 @@ def _pages(club, season, session, player):
 def test_a_club_that_does_not_publish_shows_nothing_to_the_public(
     client, club, season, people, django_user_model
 ):
-    session = play(club, season, ["Anne", "Bas"])
+    session = play(club, ["Anne", "Bas"], season=season)
     pages = _pages(club, season, session, people["Anne"])
     for url in pages:
         assert client.get(url).status_code == 404, url
@@ -357,7 +356,7 @@ def test_initials_on_public_pages_and_full_names_for_members(
 ):
     Player.objects.filter(pk=people["Anne"].pk).update(public_initials=True)
     Player.objects.filter(pk=people["Bas"].pk).update(name="Bas van Dijk")
-    session = play(public_club, season, ["Anne", "Bas van Dijk"])
+    session = play(public_club, ["Anne", "Bas van Dijk"], season=season)
     pages = _pages(public_club, season, session, people["Bas"])
     for url in pages:
         response = client.get(url)
@@ -377,7 +376,7 @@ def test_initials_on_public_pages_and_full_names_for_members(
 
 
 def test_standings_csv(client, public_club, season, people):
-    play(public_club, season, ["Anne", "Bas", "Cees"])
+    play(public_club, ["Anne", "Bas", "Cees"], season=season)
     response = client.get(reverse("league_season_csv", args=[public_club.slug, season.pk]))
     assert response["Content-Type"].startswith("text/csv")
     assert "attachment" in response["Content-Disposition"]
@@ -405,7 +404,7 @@ def test_standings_csv(client, public_club, season, people):
 
 
 def test_rounds_csv(client, public_club, season, people):
-    session = play(public_club, season, ["Anne", "Bas"], table="Tafel 1")
+    session = play(public_club, ["Anne", "Bas"], season=season, table="Tafel 1")
     response = client.get(reverse("league_season_rounds_csv", args=[public_club.slug, season.pk]))
     rows = list(csv.reader(io.StringIO(response.content.decode())))
     assert rows[0][:6] == ["date", "session", "table", "round", "player", "points"]
@@ -425,9 +424,9 @@ def test_session_export_is_the_session_file(client, public_club, people):
 
 
 def test_archive_filters(client, public_club, season, people):
-    a = play(public_club, season, ["Anne", "Bas"], table="Tafel 1")
-    b = play(public_club, season, ["Cees", "Dirk"], table="Tafel 2")
-    c = play(public_club, season, ["Anne", "Cees"], table="Tafel 1", days_later=7)
+    a = play(public_club, ["Anne", "Bas"], season=season, table="Tafel 1")
+    b = play(public_club, ["Cees", "Dirk"], season=season, table="Tafel 2")
+    c = play(public_club, ["Anne", "Cees"], season=season, table="Tafel 1", days_later=7)
     url = reverse("league_archive", args=[public_club.slug])
 
     def listed(**query) -> list[int]:
@@ -493,7 +492,7 @@ def test_standings_and_player_page_follow_a_recorded_round_and_a_correction(
     client, public_club, season, people
 ):
     club = public_club
-    session = play(club, season, ["Anne", "Bas", "Cees"])
+    session = play(club, ["Anne", "Bas", "Cees"], season=season)
     standings_url = reverse("league_season", args=[club.slug, season.pk])
     bas_url = reverse("league_player", args=[club.slug, people["Bas"].pk])
 

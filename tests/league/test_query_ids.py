@@ -14,7 +14,7 @@ from tests.builders import make_club, play_rounds
 
 
 @pytest.fixture
-def club():
+def public_club_with_a_game():
     club = make_club("Openbaar", "openbaar", standings_public=True)
     season = Season.objects.create(club=club, name="Winter", starts_on="2026-01-01")
     play_rounds(services.session_start(club=club, players=["Anne", "Bas"], season=season), ["Anne"])
@@ -23,7 +23,7 @@ def club():
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("value", ["²", "٣", "9" * 5000, "9" * 19])
-def test_an_id_in_a_query_string_that_is_no_id_filters_nothing(club, value):
+def test_an_id_in_a_query_string_that_is_no_id_filters_nothing(public_club_with_a_game, value):
     client = Client()
     anne = Player.objects.get(name="Anne")
     everything = client.get("/club/openbaar/archief/").context["page"].paginator.count

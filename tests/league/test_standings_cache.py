@@ -38,8 +38,15 @@ from scoring.models import (
     Season,
     Session,
 )
-from tests.builders import DAY, admin_form_data, finish_order, make_club, record, standings_shown
-from tests.league.games import play
+from tests.builders import (
+    DAY,
+    admin_form_data,
+    finish_order,
+    make_club,
+    play,
+    record,
+    standings_shown,
+)
 
 on_postgresql = pytest.mark.skipif(
     connection.vendor != "postgresql",
@@ -116,18 +123,9 @@ def admin_post(client, url: str, **changes):
 @pytest.fixture
 def league(public_club, season, people):
     """Two finished sessions: Anne wins the first, Bas the second a week later."""
-    first = play(public_club, season, ["Anne", "Bas", "Cees"])
-    second = play(public_club, season, ["Bas", "Anne", "Dirk"], days_later=7)
+    first = play(public_club, ["Anne", "Bas", "Cees"], season=season)
+    second = play(public_club, ["Bas", "Anne", "Dirk"], season=season, days_later=7)
     return {"season": season, "first": first, "second": second}
-
-
-@pytest.fixture
-def member(public_club, django_user_model) -> Client:
-    user = django_user_model.objects.create_user(username="lid")
-    ClubMembership.objects.create(club=public_club, user=user)
-    member = Client()
-    member.force_login(user)
-    return member
 
 
 # --- a copy is the page --------------------------------------------------------------------------
@@ -141,7 +139,7 @@ def _csrf_free(response) -> str:
 
 @pytest.mark.parametrize("language", ["nl", "en"])
 def test_a_kept_copy_is_the_page_a_fresh_computation_gives(
-    client, member, public_club, season, people, django_assert_num_queries, language
+    client, member_client, public_club, season, people, django_assert_num_queries, language
 ):
     # A season with ties, tie-breakers, best N and toepkoning titles: every kind of cell.
     Player.objects.filter(name__in=["Anne", "Cees"]).update(public_initials=True)
@@ -156,14 +154,14 @@ def test_a_kept_copy_is_the_page_a_fresh_computation_gives(
             season=season,
             played_on=DAY + datetime.timedelta(days=i),
         )
-    for who, is_member in ((client, False), (member, True)):
+    for who, is_member in ((client, False), (member_client, True)):
         first = who.get(url_of(season), HTTP_ACCEPT_LANGUAGE=language)
         with django_assert_num_queries(login_queries(who) + 4):
             again = who.get(url_of(season), HTTP_ACCEPT_LANGUAGE=language)
         assert _csrf_free(again) == _csrf_free(first)
         assert rows_of(again) == fresh_rows(season, member=is_member, language=language)
         assert len(standings_shown(again)) == 5
-    body = rows_of(member.get(url_of(season), HTTP_ACCEPT_LANGUAGE=language))
+    body = rows_of(member_client.get(url_of(season), HTTP_ACCEPT_LANGUAGE=language))
     assert "badge--toepkoning" in body
     assert "†" in body
     assert "A." not in body
@@ -175,7 +173,7 @@ def test_a_season_without_finished_sessions_keeps_its_empty_table(
 ):
     assert kept(client, season, django_assert_num_queries) == []
     assert "Nog geen uitgespeelde sessies" in client.get(url_of(season)).content.decode()
-    play(public_club, season, ["Anne", "Bas"])
+    play(public_club, ["Anne", "Bas"], season=season)
     assert names(shown(client, season, member=False)) == ["Anne", "Bas"]
 
 
@@ -303,22 +301,22 @@ def test_a_date_changed_in_the_admin_shows_at_once_in_the_form(
 
 
 def test_a_rename_in_the_admin_shows_at_once(
-    client, member, club_admin_client, league, django_assert_num_queries
+    client, member_client, club_admin_client, league, django_assert_num_queries
 ):
     season = league["season"]
     kept(client, season, django_assert_num_queries)
-    kept(member, season, django_assert_num_queries)
+    kept(member_client, season, django_assert_num_queries)
     bas = Player.objects.get(name="Bas")
     url = reverse("admin:scoring_player_change", args=[bas.pk])
     admin_post(club_admin_client, url, name="Bastiaan de Boer")
     assert "Bastiaan de Boer" in names(shown(client, season, member=False))
-    assert "Bastiaan de Boer" in names(shown(member, season, member=True))
+    assert "Bastiaan de Boer" in names(shown(member_client, season, member=True))
 
 
 def test_a_merge_shows_at_once(client, league, people, django_assert_num_queries):
     season = league["season"]
     guest = Player.objects.create(club=season.club, name="Eef", is_guest=True)
-    play(season.club, season, ["Eef", "Dirk"], days_later=1)
+    play(season.club, ["Eef", "Dirk"], season=season, days_later=1)
     rows = kept(client, season, django_assert_num_queries)
     assert row_of(rows, "Eef")[2] == "1"
     assert "Eva" not in names(rows)
@@ -329,16 +327,16 @@ def test_a_merge_shows_at_once(client, league, people, django_assert_num_queries
 
 
 def test_initials_switched_on_and_off_in_the_admin_show_at_once(
-    client, member, club_admin_client, league, django_assert_num_queries
+    client, member_client, club_admin_client, league, django_assert_num_queries
 ):
     season = league["season"]
     anne = Player.objects.get(name="Anne")
     url = reverse("admin:scoring_player_change", args=[anne.pk])
     assert "Anne" in names(kept(client, season, django_assert_num_queries))
-    kept(member, season, django_assert_num_queries)
+    kept(member_client, season, django_assert_num_queries)
     admin_post(club_admin_client, url, public_initials="on")
     assert "A." in names(shown(client, season, member=False))
-    assert "Anne" in names(shown(member, season, member=True))
+    assert "Anne" in names(shown(member_client, season, member=True))
     # Bas asks for initials and Anne no longer does: as many players with initials as before.
     admin_post(club_admin_client, url, public_initials="")
     bas = Player.objects.get(name="Bas")
@@ -382,13 +380,13 @@ def test_a_new_club_slug_shows_in_the_players_links_at_once(
 
 
 def test_a_club_that_stops_publishing_shows_the_public_nothing_at_once(
-    client, member, league, django_assert_num_queries
+    client, member_client, league, django_assert_num_queries
 ):
     season = league["season"]
     kept(client, season, django_assert_num_queries)
     Club.objects.filter(pk=season.club_id).update(standings_public=False)
     assert client.get(url_of(season)).status_code == 404
-    assert names(shown(member, season, member=True))
+    assert names(shown(member_client, season, member=True))
 
 
 def test_someone_who_becomes_a_member_sees_full_names_at_once(
@@ -435,13 +433,13 @@ def test_a_new_release_computes_the_rows_again(
 
 
 def test_members_and_the_public_each_get_their_own_copy(
-    client, member, league, django_assert_num_queries
+    client, member_client, league, django_assert_num_queries
 ):
     season = league["season"]
     Player.objects.filter(name="Anne").update(public_initials=True)
     for _ in range(2):
         assert "A." in names(kept(client, season, django_assert_num_queries))
-        assert "Anne" in names(kept(member, season, django_assert_num_queries))
+        assert "Anne" in names(kept(member_client, season, django_assert_num_queries))
 
 
 def test_each_language_gets_its_own_copy(client, league, django_assert_num_queries):
@@ -453,7 +451,7 @@ def test_each_language_gets_its_own_copy(client, league, django_assert_num_queri
     # The tie-breaker's line is in the page's language too.
     season.ranking = {"tie_breakers": ["average_place"]}
     season.save()
-    play(season.club, season, ["Cees", "Eva"], days_later=2)
+    play(season.club, ["Cees", "Eva"], season=season, days_later=2)
     with translation.override("en"):
         english = str(TIE_BREAKER_TEXT["average_place"])
     assert english in rows_of(client.get(url_of(season), HTTP_ACCEPT_LANGUAGE="en"))
@@ -463,7 +461,7 @@ def test_each_language_gets_its_own_copy(client, league, django_assert_num_queri
 def test_each_season_gets_its_own_copy(client, league, django_assert_num_queries):
     season = league["season"]
     other = Season.objects.create(club=season.club, name="Zomer 2026", starts_on="2026-06-01")
-    play(season.club, other, ["Eva", "Cees"])
+    play(season.club, ["Eva", "Cees"], season=other)
     for _ in range(2):
         assert names(kept(client, season, django_assert_num_queries)) == [
             "Anne",
@@ -491,7 +489,7 @@ def test_two_misses_at_once_both_answer_and_leave_one_right_copy(monkeypatch):
     season = Season.objects.create(club=club, name="Winter", starts_on="2026-01-01")
     for name in ("Anne", "Bas", "Cees"):
         Player.objects.create(club=club, name=name)
-    play(club, season, ["Anne", "Bas", "Cees"])
+    play(club, ["Anne", "Bas", "Cees"], season=season)
     both_inside = threading.Barrier(2, timeout=10)
     compute = standings.season_standings
 
@@ -535,14 +533,14 @@ def test_a_miss_keeps_rows_of_the_very_state_its_key_is_of(monkeypatch, meanwhil
     season = Season.objects.create(club=club, name="Winter", starts_on="2026-01-01")
     for name in ("Anne", "Bas", "Cees", "Eva"):
         Player.objects.create(club=club, name=name)
-    play(club, season, ["Anne", "Bas", "Cees"])
+    play(club, ["Anne", "Bas", "Cees"], season=season)
     late: list[Session] = []
     isolation: list[str] = []
 
     def finish_a_session_in_another_connection() -> None:
         def finish() -> None:
             try:
-                late.append(play(club, season, ["Eva", "Bas"]))
+                late.append(play(club, ["Eva", "Bas"], season=season))
             finally:
                 connection.close()
 

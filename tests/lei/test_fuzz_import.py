@@ -95,7 +95,7 @@ TRIED = {"files": 0, "refused": 0, "imported": 0}
 
 
 @pytest.fixture(autouse=True, scope="module")
-def figures():
+def note_import_figures():
     """What this file's tests tried, for bench/safety.py: noted after the last of them, whichever
     of them ran and in whatever order."""
     yield

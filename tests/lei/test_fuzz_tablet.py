@@ -48,7 +48,7 @@ NUMBERS = itertools.count(1)  # a club of its own for every example
 
 
 @pytest.fixture(autouse=True, scope="module")
-def figures():
+def note_tablet_figures():
     """What this file's tests tried, for bench/safety.py: noted after the last of them, whichever
     of them ran and in whatever order."""
     yield

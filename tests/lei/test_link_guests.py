@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from scoring.clubs.services import MAX_LINK_GUESTS
 from scoring.lei import services
-from scoring.models import AuditEntry, ClubMembership, Player, Session
+from scoring.models import AuditEntry, Player, Session
 from tests.builders import HX, admin_form_data, make_session, new_key, play_rounds
 
 
@@ -22,16 +22,10 @@ def pub(club, people, season):
 
 
 @pytest.fixture
-def tablet(client, pub):
+def link_tablet(client, pub):
+    """The test's ``client`` on the pub's scorer link: a tablet without an account."""
     client.get(reverse("scorer_link", args=[pub.scorer_token]))
     return client
-
-
-@pytest.fixture
-def beheer(club, django_user_model):
-    user = django_user_model.objects.create_user(username="beheer", is_staff=True)
-    ClubMembership.objects.create(user=user, club=club, role="admin")
-    return user
 
 
 def join(client, session, name):
@@ -43,13 +37,13 @@ def join(client, session, name):
 
 
 def test_finding_6_a_scorer_link_adds_at_most_four_guests_to_its_game(
-    tablet, client, pub, club, beheer
+    link_tablet, client, pub, club, organiser
 ):
     assert MAX_LINK_GUESTS == 4
     for n in range(1, 5):
-        assert join(tablet, pub, f"Gast {n}")["X-Lei-Outcome"] == "recorded"
+        assert join(link_tablet, pub, f"Gast {n}")["X-Lei-Outcome"] == "recorded"
     players = Player.objects.count()
-    refused = join(tablet, pub, "Gast 5")
+    refused = join(link_tablet, pub, "Gast 5")
     assert refused["X-Lei-Outcome"] == "refused"
     assert "hoogstens 4 gasten" in refused.content.decode()
     assert Player.objects.count() == players
@@ -58,20 +52,20 @@ def test_finding_6_a_scorer_link_adds_at_most_four_guests_to_its_game(
     assert sorted(guests.values_list("name", "confirmed", "public_initials")) == [
         (f"Gast {n}", False, True) for n in range(1, 5)
     ]
-    tablet.logout()
-    client.force_login(beheer)  # a member of the club adds more, and they are public
+    link_tablet.logout()
+    client.force_login(organiser)  # a member of the club adds more, and they are public
     assert join(client, pub, "Gast 5")["X-Lei-Outcome"] == "recorded"
     assert Player.objects.get(name="Gast 5").confirmed
 
 
 def test_a_guest_a_link_added_is_not_public_until_the_club_confirms_them(
-    tablet, client, pub, club, season, beheer
+    link_tablet, client, pub, club, season, organiser
 ):
-    join(tablet, pub, "Gerrit Geheim")
+    join(link_tablet, pub, "Gerrit Geheim")
     gerrit = Player.objects.get(name="Gerrit Geheim")
     play_rounds(pub, ["Anne"] * 3)
     services.session_finish(session=pub)
-    tablet.logout()
+    link_tablet.logout()
     page = reverse("league_player", args=[club.slug, gerrit.pk])
     pages = [
         reverse("league_season", args=[club.slug, season.pk]),
@@ -86,7 +80,7 @@ def test_a_guest_a_link_added_is_not_public_until_the_club_confirms_them(
         assert page not in body, url  # no link to a page there is not
     assert "G.G." in client.get(pages[0]).content.decode()
     assert client.get(page).status_code == 404
-    client.force_login(beheer)
+    client.force_login(organiser)
     changelist = reverse("admin:scoring_player_changelist")
     answer = client.post(changelist, {"action": "confirm_guests", "_selected_action": [gerrit.pk]})
     assert answer.status_code == 302
@@ -98,12 +92,12 @@ def test_a_guest_a_link_added_is_not_public_until_the_club_confirms_them(
     assert "Gerrit" not in client.get(page).content.decode()
 
 
-def test_a_new_game_with_the_same_players_on_a_link_makes_no_player(tablet, pub):
-    join(tablet, pub, "Gerrit Geheim")
+def test_a_new_game_with_the_same_players_on_a_link_makes_no_player(link_tablet, pub):
+    join(link_tablet, pub, "Gerrit Geheim")
     play_rounds(pub, ["Anne"])
     services.session_finish(session=pub)
     players = Player.objects.count()
-    answer = tablet.post(reverse("session_again", args=[pub.pk]))
+    answer = link_tablet.post(reverse("session_again", args=[pub.pk]))
     new = Session.objects.exclude(pk=pub.pk).get()
     assert answer["Location"] == reverse("tablet", args=[new.pk])
     assert Player.objects.count() == players
@@ -116,12 +110,12 @@ def test_a_new_game_with_the_same_players_on_a_link_makes_no_player(tablet, pub)
 
 
 def test_the_admin_shows_an_unconfirmed_guest_by_initials_until_confirmed(
-    client, pub, tablet, beheer
+    client, pub, link_tablet, organiser
 ):
-    join(tablet, pub, "Gerrit Geheim")
+    join(link_tablet, pub, "Gerrit Geheim")
     gerrit = Player.objects.get(name="Gerrit Geheim")
-    tablet.logout()
-    client.force_login(beheer)
+    link_tablet.logout()
+    client.force_login(organiser)
     url = reverse("admin:scoring_player_change", args=[gerrit.pk])
     data = admin_form_data(client.get(url))
     data["public_initials"] = ""
@@ -137,9 +131,9 @@ def test_the_admin_shows_an_unconfirmed_guest_by_initials_until_confirmed(
 
 
 def test_the_admin_refuses_a_name_another_player_has_as_the_lei_compares_names(
-    client, club, people, beheer
+    client, club, people, organiser
 ):
-    client.force_login(beheer)
+    client.force_login(organiser)
     url = reverse("admin:scoring_player_change", args=[people["Bas"].pk])
     data = admin_form_data(client.get(url))
     data["name"] = "  anne "

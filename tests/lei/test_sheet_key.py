@@ -15,7 +15,7 @@ from django.utils import translation
 
 from scoring.engine.simulate import random_session
 from scoring.lei import tablet
-from scoring.models import ClubMembership, Session
+from scoring.models import Session
 from tests.builders import record, tap
 
 
@@ -76,13 +76,6 @@ def test_the_key_changes_with_the_language_and_the_state():
 
 
 # --- through the view ---------------------------------------------------------------------
-
-
-@pytest.fixture
-def scorer(client, club, user):
-    ClubMembership.objects.create(club=club, user=user)
-    client.force_login(user)
-    return client
 
 
 def shown_key(html: str) -> str:

@@ -9,24 +9,16 @@ from django.conf import settings
 from django.test import RequestFactory
 from django.urls import reverse
 
-from scoring.models import ClubMembership
 from tests.builders import tap
 from tests.safety import row_counts
 from toepen_site.middleware import TapBodyLimitMiddleware
 
 
-@pytest.fixture
-def member(client, club, user):
-    ClubMembership.objects.create(club=club, user=user)
-    client.force_login(user)
-    return client
-
-
-def test_a_10_mb_upload_to_the_tap_url_is_refused_with_413_and_writes_nothing(member, session):
+def test_a_10_mb_upload_to_the_tap_url_is_refused_with_413_and_writes_nothing(scorer, session):
     before = row_counts()
     upload = io.BytesIO(b"x" * (10 * 1024 * 1024))
     upload.name = "big.bin"
-    response = member.post(
+    response = scorer.post(
         reverse("session_event", args=[session.pk]),
         {"type": "win", "player": "Anne", "version": session.version, "key": "k1", "f": upload},
     )
@@ -60,8 +52,8 @@ def test_the_limit_is_checked_without_reading_the_body(name, args):
     assert middleware(request).status_code == 413
 
 
-def test_a_normal_tap_and_other_urls_pass(member, session):
-    response = tap(member, session, "win", "Anne", htmx=False)
+def test_a_normal_tap_and_other_urls_pass(scorer, session):
+    response = tap(scorer, session, "win", "Anne", htmx=False)
     assert response.status_code in (200, 302)
     session.refresh_from_db()
     assert session.version == 1

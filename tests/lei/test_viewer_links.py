@@ -42,13 +42,6 @@ def link(session, tv=False):
     return path + ("?tv=1" if tv else "") if path else None
 
 
-@pytest.fixture
-def member(club, django_user_model):
-    user = django_user_model.objects.create_user(username="lid", password="x")
-    ClubMembership.objects.create(user=user, club=club, role="scorer")
-    return user
-
-
 @pytest.mark.parametrize("tv", [False, True])
 def test_finding_3_the_viewer_link_shows_initials_for_who_asked_for_them(
     client, team_game, member, tv

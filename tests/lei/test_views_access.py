@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 from django.core import signing
 from django.urls import reverse
 
@@ -10,12 +9,6 @@ from scoring import access
 from scoring.lei import seals
 from scoring.models import ClubMembership
 from tests.builders import make_club, make_session, tap
-
-
-@pytest.fixture
-def member(club, user):
-    ClubMembership.objects.create(user=user, club=club, role="scorer")
-    return user
 
 
 def test_anonymous_is_sent_to_login_and_cannot_post(client, session):

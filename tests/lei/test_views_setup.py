@@ -2,18 +2,10 @@
 
 from __future__ import annotations
 
-import pytest
 from django.urls import reverse
 
 from scoring.models import ClubMembership, Player, Session
 from tests.builders import HX, make_club
-
-
-@pytest.fixture
-def scorer(client, club, user, people):
-    ClubMembership.objects.create(user=user, club=club, role="scorer")
-    client.force_login(user)
-    return client
 
 
 def form_data(club, players, **extra):
@@ -23,14 +15,14 @@ def form_data(club, players, **extra):
     return data
 
 
-def test_the_form_lists_the_club_players_to_tap(scorer):
+def test_the_form_lists_the_club_players_to_tap(scorer, people):
     html = scorer.get(reverse("session_new")).content.decode()
     assert 'data-seat-name="Anne"' in html
     assert 'name="seat_8"' in html
     assert "Boer eraf" in html  # a rule with its plain-language label
 
 
-def test_search_as_you_type_returns_only_the_chips(scorer, club):
+def test_search_as_you_type_returns_only_the_chips(scorer, people, club):
     response = scorer.get(reverse("player_search"), {"q": "an", "club": club.pk}, **HX)
     html = response.content.decode()
     assert "<html" not in html
@@ -38,7 +30,7 @@ def test_search_as_you_type_returns_only_the_chips(scorer, club):
     assert 'data-seat-name="Bas"' not in html
 
 
-def test_starting_a_session_seats_the_players_in_order_and_opens_the_tablet(scorer, club):
+def test_starting_a_session_seats_the_players_in_order_and_opens_the_tablet(scorer, people, club):
     data = form_data(club, ["Cees", "Anne", "Gast Gijs", "Bas"], dealer=2, rule_max_points=15)
     response = scorer.post(reverse("session_new"), data)
     session = Session.objects.get()
@@ -54,7 +46,7 @@ def test_starting_a_session_seats_the_players_in_order_and_opens_the_tablet(scor
     assert Player.objects.get(name="Gast Gijs").is_guest
 
 
-def test_a_preset_and_a_boolean_override(scorer, club):
+def test_a_preset_and_a_boolean_override(scorer, people, club):
     data = form_data(club, ["Anne", "Bas"], preset="gezin", rule_blind_knock="nee")
     scorer.post(reverse("session_new"), data)
     rules = Session.objects.get().rules
@@ -62,7 +54,7 @@ def test_a_preset_and_a_boolean_override(scorer, club):
     assert rules["max_stake"] == 2
 
 
-def test_contradictory_rules_are_refused_on_the_form_in_the_users_language(scorer, club):
+def test_contradictory_rules_are_refused_on_the_form_in_the_users_language(scorer, people, club):
     data = form_data(club, ["Anne", "Bas"], preset="beginners", rule_armoede="ja")
     html = scorer.post(reverse("session_new"), data).content.decode()
     assert Session.objects.count() == 0
@@ -70,7 +62,7 @@ def test_contradictory_rules_are_refused_on_the_form_in_the_users_language(score
     assert "armoede" in html
 
 
-def test_a_name_twice_and_too_few_players_are_refused(scorer, club):
+def test_a_name_twice_and_too_few_players_are_refused(scorer, people, club):
     html = scorer.post(reverse("session_new"), form_data(club, ["Anne", "anne"])).content.decode()
     assert "twee keer" in html
     html = scorer.post(reverse("session_new"), form_data(club, ["Anne"])).content.decode()
@@ -78,7 +70,7 @@ def test_a_name_twice_and_too_few_players_are_refused(scorer, club):
     assert Session.objects.count() == 0
 
 
-def test_teams_sit_opposite_each_other(scorer, club):
+def test_teams_sit_opposite_each_other(scorer, people, club):
     data = form_data(club, ["Anne", "Bas", "Cees", "Dirk"], teams="on")
     scorer.post(reverse("session_new"), data)
     assert Session.objects.get().teams == {
@@ -87,7 +79,7 @@ def test_teams_sit_opposite_each_other(scorer, club):
     }
 
 
-def test_the_pot_game_with_an_ante_in_euros(scorer, club):
+def test_the_pot_game_with_an_ante_in_euros(scorer, people, club):
     data = form_data(club, ["Anne", "Bas"], game="pot", ante="0.50")
     scorer.post(reverse("session_new"), data)
     session = Session.objects.get()
@@ -95,7 +87,7 @@ def test_the_pot_game_with_an_ante_in_euros(scorer, club):
     assert session.rules["ante"] == 50
 
 
-def test_a_member_of_several_clubs_chooses_the_club(scorer, user):
+def test_a_member_of_several_clubs_chooses_the_club(scorer, people, user):
     other = make_club("De Zwarte Zeven", "zwarte-zeven")
     ClubMembership.objects.create(user=user, club=other, role="admin")
     html = scorer.get(reverse("session_new")).content.decode()
@@ -108,7 +100,7 @@ def test_someone_without_a_club_cannot_start_a_session(client, django_user_model
     assert client.get(reverse("session_new")).status_code == 404
 
 
-def test_a_club_of_someone_else_cannot_be_chosen(scorer, club):
+def test_a_club_of_someone_else_cannot_be_chosen(scorer, people, club):
     other = make_club("De Zwarte Zeven", "zwarte-zeven")
     scorer.post(reverse("session_new"), form_data(other, ["Anne", "Bas"]))
     assert Session.objects.count() == 0

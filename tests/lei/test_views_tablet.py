@@ -9,21 +9,9 @@ from django.urls import reverse
 
 from scoring import access
 from scoring.engine import replay
-from scoring.models import ClubMembership, Session
+from scoring.models import Session
 from tests.builders import HX, make_session, play_rounds, record, tap
 from tests.lei.editor import edit_url, editor_data
-
-
-@pytest.fixture
-def member(club, user):
-    ClubMembership.objects.create(user=user, club=club, role="scorer")
-    return user
-
-
-@pytest.fixture
-def scorer(client, member):
-    client.force_login(member)
-    return client
 
 
 def tablet_url(session: Session) -> str:

@@ -95,7 +95,7 @@ class World:
 
 
 @pytest.fixture(scope="module")
-def world() -> Iterator[World]:
+def app_servers() -> Iterator[World]:
     import psycopg
 
     name = f"toepen_push_{os.getpid()}_{int(time.time())}"
@@ -227,13 +227,17 @@ def tap(client: httpx.Client, csrf: str, world: World) -> int:
     raise AssertionError("neither a knock nor an undo was taken")
 
 
-def test_each_committed_change_once_in_order_and_nothing_for_a_rollback(world):
-    viewer = f"/kijk/{world.ids['viewer']}/"
-    before = version_now(world)
-    with httpx.Client(base_url=world.bases[0]) as client:
+def test_each_committed_change_once_in_order_and_nothing_for_a_rollback(app_servers):
+    viewer = f"/kijk/{app_servers.ids['viewer']}/"
+    before = version_now(app_servers)
+    with httpx.Client(base_url=app_servers.bases[0]) as client:
         stream = Stream(client, viewer, last=str(before))
         assert stream.response.status_code == 200
-        after = int(manage(world.env, "shell", "-c", WRITES.format(pk=world.ids["pk"])).split()[-1])
+        after = int(
+            manage(app_servers.env, "shell", "-c", WRITES.format(pk=app_servers.ids["pk"])).split()[
+                -1
+            ]
+        )
         assert after == before + 3
         got = stream.parts(3)
         assert [v for v, _ in got] == [str(before + 1), str(before + 2), str(before + 3)]
@@ -241,17 +245,17 @@ def test_each_committed_change_once_in_order_and_nothing_for_a_rollback(world):
         stream.close()
 
 
-def test_opened_again_after_a_missed_version_the_stream_sends_the_current_part(world):
-    viewer = f"/kijk/{world.ids['viewer']}/"
-    seen = version_now(world)
-    tab, csrf = tablet(world.bases[0], world)
-    now = tap(tab, csrf, world)  # while no stream is open
+def test_opened_again_after_a_missed_version_the_stream_sends_the_current_part(app_servers):
+    viewer = f"/kijk/{app_servers.ids['viewer']}/"
+    seen = version_now(app_servers)
+    tab, csrf = tablet(app_servers.bases[0], app_servers)
+    now = tap(tab, csrf, app_servers)  # while no stream is open
     assert now == seen + 1
-    with httpx.Client(base_url=world.bases[0]) as client:
+    with httpx.Client(base_url=app_servers.bases[0]) as client:
         stream = Stream(client, viewer, last=str(seen))
         [(version, html)] = stream.parts(1)
         assert version == str(now)
-        assert f"lei-{world.ids['pk']}-{now}-" in html  # the part as it is now
+        assert f"lei-{app_servers.ids['pk']}-{now}-" in html  # the part as it is now
         stream.close()
         current = Stream(client, viewer, last=str(now))  # nothing missed: nothing sent
         assert current.parts(1, timeout=1.5) == []
@@ -259,12 +263,12 @@ def test_opened_again_after_a_missed_version_the_stream_sends_the_current_part(w
     tab.close()
 
 
-def test_a_change_through_one_server_reaches_a_stream_on_the_other(world):
-    viewer = f"/kijk/{world.ids['viewer']}/"
-    with httpx.Client(base_url=world.bases[1]) as client:
-        stream = Stream(client, viewer, last=str(version_now(world)))
-        tab, csrf = tablet(world.bases[0], world)
-        versions = [tap(tab, csrf, world) for _ in range(2)]
+def test_a_change_through_one_server_reaches_a_stream_on_the_other(app_servers):
+    viewer = f"/kijk/{app_servers.ids['viewer']}/"
+    with httpx.Client(base_url=app_servers.bases[1]) as client:
+        stream = Stream(client, viewer, last=str(version_now(app_servers)))
+        tab, csrf = tablet(app_servers.bases[0], app_servers)
+        versions = [tap(tab, csrf, app_servers) for _ in range(2)]
         assert [v for v, _ in stream.parts(2)] == [str(v) for v in versions]
         stream.close()
         tab.close()
@@ -290,17 +294,17 @@ def _without_tokens(html: str) -> str:
 
 
 @pytest.mark.parametrize("part", ["viewer", "viewer_tv", "evening", "tablet"])
-def test_every_stream_shows_what_its_page_shows_names_by_initials_too(world, part):
-    pk, day = world.ids["pk"], world.ids["day"]
+def test_every_stream_shows_what_its_page_shows_names_by_initials_too(app_servers, part):
+    pk, day = app_servers.ids["pk"], app_servers.ids["day"]
     path = {
-        "viewer": f"/kijk/{world.ids['viewer']}/",
-        "viewer_tv": f"/kijk/{world.ids['viewer']}/?tv=1",
+        "viewer": f"/kijk/{app_servers.ids['viewer']}/",
+        "viewer_tv": f"/kijk/{app_servers.ids['viewer']}/?tv=1",
         "evening": f"/club/stroom/avond/{day}/",
         "tablet": f"/sessies/{pk}/",
     }[part]
-    anonymous = httpx.Client(base_url=world.bases[1], timeout=30)
-    scorer, _ = tablet(world.bases[1], world)
-    members = member(world.bases[1])
+    anonymous = httpx.Client(base_url=app_servers.bases[1], timeout=30)
+    scorer, _ = tablet(app_servers.bases[1], app_servers)
+    members = member(app_servers.bases[1])
     for client in (anonymous, scorer, members):
         poll = client.get(path, headers={"HX-Request": "true"})
         stream = Stream(client, path)

@@ -1,23 +1,10 @@
-"""A finished game in one call (outcome known by construction, tests/builders.py ``finish_order``),
-and the ratings as stored next to the ratings computed afresh from every rated game."""
+"""The ratings as stored next to the ratings computed afresh from every rated game (the games
+themselves come from tests/builders.py, ``play``)."""
 
 from __future__ import annotations
 
-import datetime
-
-from scoring.lei import services
-from scoring.models import Player, RatingSnapshot, Session
+from scoring.models import Player, RatingSnapshot
 from scoring.ratings.history import rated_games, replay
-from tests.builders import DAY, finish_order
-
-
-def play(club, order, *, days=0, season=None) -> Session:
-    return services.session_import(
-        club=club,
-        data=finish_order(order),
-        season=season,
-        played_on=DAY + datetime.timedelta(days=days),
-    )
 
 
 def stored(club) -> dict[tuple[int, str], tuple[float, float]]:

@@ -14,8 +14,7 @@ from django.urls import reverse
 from scoring.clubs import services as club_services
 from scoring.models import ClubMembership, Player, Season
 from scoring.ratings.services import ratings_refresh
-from tests.builders import DAY, make_session, standings_shown
-from tests.ratings.games import play
+from tests.builders import DAY, make_session, play, standings_shown
 
 APART = "\N{EN DASH}"  # the rank cell of a row listed apart
 
@@ -29,8 +28,8 @@ def rated(public_club, people):
         club=public_club, name="Hugo Link", is_guest=True, confirmed=False, public_initials=True
     )
     play(public_club, ["Anne", "Gijs Gast", "Bas", "Cees"])
-    play(public_club, ["Bas", "Anne", "Hugo Link", "Dirk"], days=1)
-    play(public_club, ["Anne", "Cees", "Dirk", "Eva"], days=2)
+    play(public_club, ["Bas", "Anne", "Hugo Link", "Dirk"], days_later=1)
+    play(public_club, ["Anne", "Cees", "Dirk", "Eva"], days_later=2)
     return public_club
 
 
@@ -83,7 +82,7 @@ def test_the_ratings_page_costs_four_queries_whatever_the_club(
     with django_assert_num_queries(4):
         assert client.get(url).status_code == 200
     for day in range(3, 13):
-        play(rated, ["Eva", "Dirk", "Cees", "Bas", "Anne"], days=day)
+        play(rated, ["Eva", "Dirk", "Cees", "Bas", "Anne"], days_later=day)
     ratings_refresh(club_id=rated.pk)
     with django_assert_num_queries(4):
         assert client.get(url).status_code == 200
@@ -101,9 +100,9 @@ def test_the_player_page_shows_the_rating_and_its_chart(client, rated):
 
 def test_min_sessions_puts_who_played_too_few_evenings_under_the_line(client, rated):
     season = Season.objects.create(club=rated, name="Lente", starts_on=DAY, min_sessions=2)
-    play(rated, ["Anne", "Bas", "Cees", "Gijs Gast"], days=10, season=season)
-    play(rated, ["Bas", "Anne", "Dirk"], days=10, season=season)  # Dirk: one evening
-    play(rated, ["Cees", "Anne", "Bas"], days=11, season=season)
+    play(rated, ["Anne", "Bas", "Cees", "Gijs Gast"], days_later=10, season=season)
+    play(rated, ["Bas", "Anne", "Dirk"], days_later=10, season=season)  # Dirk: one evening
+    play(rated, ["Cees", "Anne", "Bas"], days_later=11, season=season)
     page = client.get(reverse("league_season", args=[rated.slug, season.pk]))
     shown = standings_shown(page)
     html = page.content.decode()
@@ -124,7 +123,7 @@ def test_min_sessions_puts_who_played_too_few_evenings_under_the_line(client, ra
 
 def test_a_guest_never_pushes_a_member_down(client, rated):
     season = Season.objects.create(club=rated, name="Zomer", starts_on=DAY)
-    play(rated, ["Gijs Gast", "Bas", "Cees"], days=20, season=season)
+    play(rated, ["Gijs Gast", "Bas", "Cees"], days_later=20, season=season)
     shown = standings_shown(client.get(reverse("league_season", args=[rated.slug, season.pk])))
     assert [(row[0], row[1]) for row in shown] == [
         ("1", "Bas"),
@@ -147,7 +146,7 @@ def test_a_club_that_keeps_no_members_ranks_its_guests(client, public_club):
     # Everybody typed in at the table is a guest: with no member to list them apart from,
     # the standings are one ranked list, as before guests were listed apart.
     season = Season.objects.create(club=public_club, name="Kroeg", starts_on=DAY)
-    play(public_club, ["Gijs Gast", "Hanna Gast", "Ilse Gast"], days=20, season=season)
+    play(public_club, ["Gijs Gast", "Hanna Gast", "Ilse Gast"], days_later=20, season=season)
     assert not Player.objects.filter(club=public_club, is_guest=False).exists()
     url = reverse("league_season", args=[public_club.slug, season.pk])
     shown = standings_shown(client.get(url))
@@ -156,9 +155,9 @@ def test_a_club_that_keeps_no_members_ranks_its_guests(client, public_club):
 
 def test_best_n_lists_each_players_counted_and_dropped_sessions(client, rated):
     season = Season.objects.create(club=rated, name="Herfst", starts_on=DAY, ranking={"best_n": 2})
-    play(rated, ["Bas", "Cees", "Dirk"], days=30, season=season)  # Bas 2
-    play(rated, ["Cees", "Bas", "Dirk"], days=31, season=season)  # Bas 1
-    play(rated, ["Cees", "Dirk", "Bas"], days=32, season=season)  # Bas 0
+    play(rated, ["Bas", "Cees", "Dirk"], days_later=30, season=season)  # Bas 2
+    play(rated, ["Cees", "Bas", "Dirk"], days_later=31, season=season)  # Bas 1
+    play(rated, ["Cees", "Dirk", "Bas"], days_later=32, season=season)  # Bas 0
     html = client.get(reverse("league_season", args=[rated.slug, season.pk])).content.decode()
     bas = Player.objects.get(name="Bas").pk
     line = html[html.index(f'data-games="{bas}"') :]
@@ -172,7 +171,7 @@ def test_a_season_ranked_by_rating(client, rated):
         club=rated, name="Rating", starts_on=DAY, ranking={"scoring": "rating"}
     )
     for day in range(40, 44):
-        play(rated, ["Dirk", "Eva", "Bas"], days=day, season=season)
+        play(rated, ["Dirk", "Eva", "Bas"], days_later=day, season=season)
     shown = standings_shown(client.get(reverse("league_season", args=[rated.slug, season.pk])))
     assert [row[1].split()[0] for row in shown] == ["Dirk", "Eva", "Bas"]
     # A correction of an earlier game, in another season, reaches the page: the key follows.
@@ -183,7 +182,7 @@ def test_a_season_ranked_by_rating(client, rated):
 
 def test_the_tablet_shows_the_chances_only_where_the_club_wants_them(client, rated, user):
     for day in range(5):
-        play(rated, ["Anne", "Bas", "Cees", "Dirk"], days=day)
+        play(rated, ["Anne", "Bas", "Cees", "Dirk"], days_later=day)
     ClubMembership.objects.create(user=user, club=rated)
     client.force_login(user)
     game = make_session(rated, ["Anne", "Bas", "Cees", "Dirk"])
@@ -200,7 +199,7 @@ def test_the_tablet_shows_the_chances_only_where_the_club_wants_them(client, rat
 
 def test_a_merge_shows_on_the_ratings_page_at_once(client, rated):
     twice = Player.objects.create(club=rated, name="Eva Twee", is_guest=True)
-    play(rated, ["Eva Twee", "Bas"], days=50)
+    play(rated, ["Eva Twee", "Bas"], days_later=50)
     client.get(reverse("league_ratings", args=[rated.slug]))
     club_services.player_merge(keep=Player.objects.get(name="Eva"), remove=twice)
     page = client.get(reverse("league_ratings", args=[rated.slug])).content.decode()
@@ -215,12 +214,12 @@ def test_a_season_ranked_by_rating_follows_a_game_of_another_season(client, rate
         club=rated, name="Rating", starts_on=DAY, ranking={"scoring": "rating"}
     )
     for day in range(40, 44):
-        play(rated, ["Dirk", "Eva", "Bas"], days=day, season=season)
+        play(rated, ["Dirk", "Eva", "Bas"], days_later=day, season=season)
     url = reverse("league_season", args=[rated.slug, season.pk])
     shown = standings_shown(client.get(url))  # and kept in the cache
     # A paper lei of an earlier evening, in no season: every later rating moves, the kept
     # rows of this season (whose own games did not change) must not be served again.
-    play(rated, ["Bas", "Eva", "Dirk"], days=3)
+    play(rated, ["Bas", "Eva", "Dirk"], days_later=3)
     again = standings_shown(client.get(url))
     assert [row[1] for row in again] == [row[1] for row in shown]
     assert [row[5] for row in again] != [row[5] for row in shown]
@@ -228,7 +227,7 @@ def test_a_season_ranked_by_rating_follows_a_game_of_another_season(client, rate
 
 def test_a_guest_made_a_member_is_ranked_at_once(client, rated):
     season = Season.objects.create(club=rated, name="Voorjaar", starts_on=DAY)
-    play(rated, ["Gijs Gast", "Bas", "Cees"], days=20, season=season)
+    play(rated, ["Gijs Gast", "Bas", "Cees"], days_later=20, season=season)
     url = reverse("league_season", args=[rated.slug, season.pk])
     assert standings_shown(client.get(url))[-1][:2] == (APART, "Gijs Gast")  # and kept
     Player.objects.filter(name="Gijs Gast").update(is_guest=False)  # as the admin's tick does

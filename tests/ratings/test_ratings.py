@@ -15,14 +15,14 @@ from scoring.models import Player, RatingSnapshot, Season, Session
 from scoring.ratings import selectors
 from scoring.ratings.history import rated_games
 from scoring.ratings.services import ratings_fresh, ratings_refresh
-from tests.builders import DAY, finish_order, play_rounds, record
-from tests.ratings.games import computed_afresh, play, stored
+from tests.builders import DAY, finish_order, play, play_rounds, record
+from tests.ratings.games import computed_afresh, stored
 
 
 def test_the_ratings_are_openskills_own_on_a_fixed_history(club, people):
     play(club, ["Anne", "Bas", "Cees", "Dirk"])
-    play(club, ["Cees", ("Anne", "Dirk"), "Bas"], days=1)  # Anne and Dirk share second place
-    play(club, ["Bas", "Eva", "Anne"], days=2)
+    play(club, ["Cees", ("Anne", "Dirk"), "Bas"], days_later=1)  # Anne and Dirk share second place
+    play(club, ["Bas", "Eva", "Anne"], days_later=2)
     ratings_refresh(club_id=club.pk)
 
     pl = PlackettLuce()
@@ -54,8 +54,8 @@ def test_the_ratings_are_openskills_own_on_a_fixed_history(club, people):
 
 
 def test_games_are_rated_in_the_order_they_were_played_not_stored(club, people):
-    later = play(club, ["Anne", "Bas", "Cees"], days=3)
-    earlier = play(club, ["Cees", "Bas", "Anne"], days=0)
+    later = play(club, ["Anne", "Bas", "Cees"], days_later=3)
+    earlier = play(club, ["Cees", "Bas", "Anne"], days_later=0)
     assert [g.session_id for g in rated_games(club.pk)] == [earlier.pk, later.pk]
 
 
@@ -74,8 +74,8 @@ def test_finishing_a_game_through_the_lei_rates_it(club, people, session):
 
 def test_a_corrected_game_changes_the_ratings_exactly_as_a_recompute_does(club, people):
     first = play(club, ["Anne", "Bas", "Cees", "Dirk"])
-    play(club, ["Bas", "Anne", "Dirk", "Cees"], days=1)
-    play(club, ["Cees", "Dirk", "Anne", "Bas"], days=2)
+    play(club, ["Bas", "Anne", "Dirk", "Cees"], days_later=1)
+    play(club, ["Cees", "Dirk", "Anne", "Bas"], days_later=2)
     ratings_refresh(club_id=club.pk)
     before = stored(club)
 
@@ -104,7 +104,7 @@ def test_a_corrected_game_changes_the_ratings_exactly_as_a_recompute_does(club, 
 
 def test_a_removed_game_and_a_merged_player_are_recomputed_by_the_next_page(club, people):
     play(club, ["Anne", "Bas", "Cees"])
-    gone = play(club, ["Cees", "Bas", "Anne"], days=1)
+    gone = play(club, ["Cees", "Bas", "Anne"], days_later=1)
     twice = Player.objects.create(club=club, name="Anne J", is_guest=True)
     services.session_import(
         club=club,
@@ -145,8 +145,8 @@ def test_a_toernooi_counts_unless_its_organiser_says_not_to(club, people):
 def test_the_season_ranking_by_rating_takes_each_players_last_game_of_the_season(club, people):
     season = Season.objects.create(club=club, name="Winter", starts_on=DAY)
     play(club, ["Anne", "Bas", "Cees"], season=season)
-    play(club, ["Bas", "Cees", "Anne"], season=season, days=1)
-    play(club, ["Anne", "Bas", "Cees"], days=9)  # after the season: not in its ranking
+    play(club, ["Bas", "Cees", "Anne"], season=season, days_later=1)
+    play(club, ["Anne", "Bas", "Cees"], days_later=9)  # after the season: not in its ranking
     ratings_refresh(club_id=club.pk)
     by_season = selectors.season_ratings(season)
     history = selectors.player_history(people["Anne"].pk)
@@ -155,7 +155,7 @@ def test_the_season_ranking_by_rating_takes_each_players_last_game_of_the_season
 
 def test_win_chances_sum_to_one_and_favour_the_better_rated(club, people):
     for day in range(5):
-        play(club, ["Anne", "Bas", "Cees", "Dirk"], days=day)
+        play(club, ["Anne", "Bas", "Cees", "Dirk"], days_later=day)
     ratings_refresh(club_id=club.pk)
     ids = [people[n].pk for n in ["Anne", "Bas", "Cees", "Dirk", "Eva"]]
     chances = selectors.win_chances(club.pk, ids)
@@ -170,7 +170,7 @@ def test_a_disputed_game_is_rated_per_the_clubs_akkoord_rule_and_once_accepted(c
     club.agreement_rule = Club.AgreementRule.AGREED
     club.save()
     agreed = play(club, ["Anne", "Bas", "Cees", "Dirk"])
-    disputed = play(club, ["Eva", "Anne", "Bas"], days=1)  # Eva played nothing else
+    disputed = play(club, ["Eva", "Anne", "Bas"], days_later=1)  # Eva played nothing else
     akkoord.session_agree(session=agreed)
     akkoord.session_dispute(session=disputed, note="Bas had de boer")
 
@@ -219,10 +219,10 @@ def latest_once(club) -> bool:
 
 def test_the_game_played_last_is_added_to_the_ratings_as_a_recompute_would_give(club, people):
     play(club, ["Anne", "Bas", "Cees", "Dirk"])
-    play(club, ["Bas", "Anne", "Dirk", "Cees"], days=1)
+    play(club, ["Bas", "Anne", "Dirk", "Cees"], days_later=1)
     ratings_refresh(club_id=club.pk)
     kept = set(RatingSnapshot.objects.filter(club=club).values_list("pk", flat=True))
-    newest = play(club, ["Cees", "Dirk", "Eva", "Anne"], days=2)
+    newest = play(club, ["Cees", "Dirk", "Eva", "Anne"], days_later=2)
     ratings_refresh(club_id=club.pk, game=newest.pk)  # (done already if the import finished it)
     now = set(RatingSnapshot.objects.filter(club=club).values_list("pk", flat=True))
     assert kept < now  # added to, not written anew
@@ -231,12 +231,12 @@ def test_the_game_played_last_is_added_to_the_ratings_as_a_recompute_would_give(
 
 
 def test_a_game_played_before_the_rated_ones_is_rated_in_its_place(club, people):
-    first = play(club, ["Anne", "Bas", "Cees", "Dirk"], days=1)
-    play(club, ["Bas", "Anne", "Dirk", "Cees"], days=5)
-    play(club, ["Eva", "Bas", "Anne", "Dirk"], days=6)
+    first = play(club, ["Anne", "Bas", "Cees", "Dirk"], days_later=1)
+    play(club, ["Bas", "Anne", "Dirk", "Cees"], days_later=5)
+    play(club, ["Eva", "Bas", "Anne", "Dirk"], days_later=6)
     ratings_refresh(club_id=club.pk)
     kept = set(RatingSnapshot.objects.filter(session=first).values_list("pk", flat=True))
-    earlier = play(club, ["Cees", "Dirk", "Eva", "Anne"], days=3)  # a paper lei of last week
+    earlier = play(club, ["Cees", "Dirk", "Eva", "Anne"], days_later=3)  # a paper lei of last week
     ratings_refresh(club_id=club.pk, game=earlier.pk)
     # the game played before it keeps its snapshots; it and the two after it are rated anew
     assert kept == set(

@@ -13,8 +13,8 @@ from scoring.clubs import services as club_services
 from scoring.models import Player, RatingSnapshot, RatingState
 from scoring.ratings.history import history_key
 from scoring.ratings.services import ratings_refresh
-from tests.builders import admin_form_data
-from tests.ratings.games import computed_afresh, play, stored
+from tests.builders import admin_form_data, play
+from tests.ratings.games import computed_afresh, stored
 
 
 def current(club) -> bool:
@@ -27,8 +27,8 @@ def current(club) -> bool:
 def history(club, people):
     games = [
         play(club, ["Anne", "Bas", "Cees", "Dirk"]),
-        play(club, ["Cees", "Bas", "Anne"], days=1),
-        play(club, ["Dirk", "Eva", "Bas"], days=2),
+        play(club, ["Cees", "Bas", "Anne"], days_later=1),
+        play(club, ["Dirk", "Eva", "Bas"], days_later=2),
     ]
     ratings_refresh(club_id=club.pk)
     assert current(club)
@@ -37,7 +37,7 @@ def history(club, people):
 
 def test_a_merge_brings_the_ratings_up_to_date_in_its_own_write(club, people, history):
     twice = Player.objects.create(club=club, name="Anne J", is_guest=True)
-    play(club, ["Anne J", "Dirk", "Bas"], days=3)
+    play(club, ["Anne J", "Dirk", "Bas"], days_later=3)
     before = stored(club)
     club_services.player_merge(keep=people["Anne"], remove=twice)
     assert current(club)

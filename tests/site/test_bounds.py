@@ -13,7 +13,7 @@ from scoring.engine import Refusal, replay
 from scoring.engine.bounds import MAX_EVENTS, MAX_ROUNDS, POT_LIMIT, TOTAL_LIMIT
 from scoring.lei import services
 from scoring.lei.forms import SessionStartForm
-from scoring.models import ClubMembership, RoundScore
+from scoring.models import RoundScore
 from tests.builders import make_session, record, tap
 from tests.engine.sessionfile import ev, play, refusal, refused_at, session
 from tests.lei.editor import edit_url, editor_data
@@ -202,13 +202,6 @@ def test_a_pot_that_would_grow_beyond_the_limit_is_refused():
 
 
 # --- the tablet's forms ----------------------------------------------------------------------
-
-
-@pytest.fixture
-def scorer(client, club, user):
-    ClubMembership.objects.create(user=user, club=club, role="scorer")
-    client.force_login(user)
-    return client
 
 
 @pytest.mark.django_db

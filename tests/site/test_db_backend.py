@@ -14,7 +14,7 @@ pytestmark = [
 
 
 @pytest.fixture
-def other():
+def second_connection():
     """A second connection to the test database, as an app server's worker keeps one."""
     wrapper = connections.create_connection("default")
     wrapper.ensure_connection()
@@ -53,32 +53,34 @@ def end_on_the_server(wrapper) -> int:
     return pid
 
 
-def test_a_quiet_idle_connection_is_used_without_asking_the_server(other):
-    pid, statement = backend(other)
-    start_request(other)
-    with other.cursor() as cursor:  # the request's first query: the health check runs here
-        assert other.health_check_done
+def test_a_quiet_idle_connection_is_used_without_asking_the_server(second_connection):
+    pid, statement = backend(second_connection)
+    start_request(second_connection)
+    with (
+        second_connection.cursor() as cursor
+    ):  # the request's first query: the health check runs here
+        assert second_connection.health_check_done
         assert last_statement(pid) == statement  # no SELECT 1 was sent
         cursor.execute("SELECT 41 + 1")
         assert cursor.fetchone() == (42,)
 
 
-def test_a_connection_the_server_ended_is_replaced_before_the_first_query(other):
-    pid = end_on_the_server(other)
-    assert not other.is_usable()
+def test_a_connection_the_server_ended_is_replaced_before_the_first_query(second_connection):
+    pid = end_on_the_server(second_connection)
+    assert not second_connection.is_usable()
 
-    start_request(other)
-    with other.cursor() as cursor:  # no error: a new connection
+    start_request(second_connection)
+    with second_connection.cursor() as cursor:  # no error: a new connection
         cursor.execute("SELECT pg_backend_pid()")
         assert cursor.fetchone()[0] != pid
 
 
-def test_inside_a_transaction_the_server_is_asked(other):
-    pid, _ = backend(other)
-    other.set_autocommit(False)
-    with other.cursor() as cursor:
+def test_inside_a_transaction_the_server_is_asked(second_connection):
+    pid, _ = backend(second_connection)
+    second_connection.set_autocommit(False)
+    with second_connection.cursor() as cursor:
         cursor.execute("SELECT 1 + 1")  # the transaction has begun
-    assert other.is_usable()
+    assert second_connection.is_usable()
     assert last_statement(pid) == "SELECT 1"  # Django's own check
-    other.rollback()
-    other.set_autocommit(True)
+    second_connection.rollback()
+    second_connection.set_autocommit(True)

@@ -174,7 +174,7 @@ NUMBERS = itertools.count(1)  # a club of its own for every example
 
 
 @pytest.fixture(autouse=True, scope="module")
-def figures():
+def note_hostile_figures():
     """What this file's tests tried, for bench/safety.py: noted after the last of them, whichever
     of them ran and in whatever order."""
     yield
@@ -411,7 +411,7 @@ def test_hostile_set_ups_start_a_session_or_say_why(django_user_model, data):
 
 
 @pytest.fixture
-def league(django_user_model):
+def public_league(django_user_model):
     club = make_club("Openbaar", "openbaar", standings_public=True)
     season = Season.objects.create(club=club, name="Winter", starts_on="2026-01-01")
     players = ["Anne", "Bas", "Cees"]
@@ -430,8 +430,8 @@ def league(django_user_model):
 @pytest.mark.django_db
 @settings(FUZZ, max_examples=30)
 @given(data=st.data())
-def test_hostile_urls_and_query_strings_of_the_league(league, data):
-    club, season, session = league["club"], league["season"], league["session"]
+def test_hostile_urls_and_query_strings_of_the_league(public_league, data):
+    club, season, session = public_league["club"], public_league["season"], public_league["session"]
     slug = club.slug
     number = data.draw(st.one_of(st.sampled_from(["0", "9" * 400, "2147483648"]), HOSTILE))
     digits = number if number.isascii() and number.isdigit() else "9" * 400
@@ -443,7 +443,7 @@ def test_hostile_urls_and_query_strings_of_the_league(league, data):
         f"/club/{slug}/archief/{digits}/toepen.json",
         f"/sessies/{digits}/",
         reverse("league_archive", args=[slug]),
-        reverse("league_player", args=[slug, league["player"].pk]),
+        reverse("league_player", args=[slug, public_league["player"].pk]),
         reverse("league_season", args=[slug, season.pk]),
         reverse("league_season_rounds_csv", args=[slug, season.pk]),
         reverse("home"),
@@ -516,8 +516,8 @@ def hostile_json(draw: Any) -> str:
 @pytest.mark.django_db
 @settings(FUZZ, max_examples=20, phases=[Phase.generate])
 @given(data=st.data())
-def test_hostile_admin_fields_are_a_form_error_never_a_500(league, django_user_model, data):
-    club, season = league["club"], league["season"]
+def test_hostile_admin_fields_are_a_form_error_never_a_500(public_league, django_user_model, data):
+    club, season = public_league["club"], public_league["season"]
     user, _ = django_user_model.objects.get_or_create(username="beheer", is_staff=True)
     ClubMembership.objects.get_or_create(club=club, user=user, role="admin")
     client = Client()
@@ -539,8 +539,8 @@ def test_hostile_admin_fields_are_a_form_error_never_a_500(league, django_user_m
     obj = {
         "season": season,
         "club": club,
-        "player": league["player"],
-        "session": league["session"],
+        "player": public_league["player"],
+        "session": public_league["session"],
     }[target]
     url = reverse(f"admin:scoring_{target}_change", args=[obj.pk])
     page = send(f"GET admin {target}", lambda: client.get(url))
@@ -553,7 +553,7 @@ def test_hostile_admin_fields_are_a_form_error_never_a_500(league, django_user_m
     for url in [
         reverse("league_season", args=[club.slug, season.pk]),
         reverse("league_season_csv", args=[club.slug, season.pk]),
-        reverse("league_player", args=[club.slug, league["player"].pk]),
+        reverse("league_player", args=[club.slug, public_league["player"].pk]),
     ]:
         send("GET league after admin", lambda u=url: Client().get(u))
 
@@ -713,9 +713,9 @@ class _Sink:
         "/sessies/{n}/ronde/{n}/",
     ],
 )
-def test_an_id_of_400_digits_in_a_url_is_not_found(league, django_user_model, url):
+def test_an_id_of_400_digits_in_a_url_is_not_found(public_league, django_user_model, url):
     member = django_user_model.objects.create_user("lid")
-    ClubMembership.objects.create(club=league["club"], user=member)
+    ClubMembership.objects.create(club=public_league["club"], user=member)
     client = Client()
     client.force_login(member)
     for n in ["9" * 19, "9" * 400]:
@@ -736,16 +736,16 @@ def url_worst() -> str:
 
 
 @pytest.fixture
-def world(league, django_user_model) -> dict[str, Any]:
+def full_site(public_league, django_user_model) -> dict[str, Any]:
     """The league's club with a toernooi whose first series is drawn and started, a superuser
     and a club admin: every page of the app has something to show."""
-    club = league["club"]
+    club = public_league["club"]
     names = ["Anne", "Bas", "Cees", "Dirk", "Eva", "Fien", "Gijs", "Hans"]
     players = [Player.objects.get_or_create(club=club, name=name)[0] for name in names]
     tournament = tournaments.tournament_create(
         club=club,
         name="Wintertoernooi",
-        season=league["season"],
+        season=public_league["season"],
         series_count=2,
         end_mode=Tournament.EndMode.ROUNDS,
         end_rounds=1,
@@ -773,7 +773,7 @@ def world(league, django_user_model) -> dict[str, Any]:
         evenings.checkin_by_organiser(evening=evening, name=name)
     evenings.checkin_guest(evening=evening, token=evening.checkin_token, name="Gast", phone="p")
     return {
-        **league,
+        **public_league,
         "tournament": tournament,
         "drawn": drawn,
         "root": root,
@@ -964,16 +964,16 @@ def forms_of(url: str, response: Any) -> list[tuple[str, str, dict[str, str]]]:
 
 
 @pytest.mark.django_db
-def test_every_page_and_every_form_on_it_takes_the_worst_values(world):
+def test_every_page_and_every_form_on_it_takes_the_worst_values(full_site):
     """Each page of scoring/urls.py, as the public and as the site's admin, with the worst
     values in every query parameter a page reads; then every distinct form found on the pages,
     posted (or, for a filter, sent) as drawn with two of its fields the worst values, in turn."""
-    urls = pages(world)
+    urls = pages(full_site)
     assert set(urls) == {p.name for p in scoring_urls.urlpatterns}, "a page is not visited"
-    root, public = logged_in(world["root"]), Client()
+    root, public = logged_in(full_site["root"]), Client()
     found: dict[tuple[str, str, tuple[str, ...]], dict[str, str]] = {}
     logout = reverse("logout")
-    drawn = world["drawn"].pk
+    drawn = full_site["drawn"].pk
     urls["drawn toernooi"] = reverse("tournament_page", args=[drawn])
     urls["drawn series"] = reverse("tournament_series", args=[drawn, 1])
     for name, url in urls.items():
@@ -999,7 +999,7 @@ def test_every_page_and_every_form_on_it_takes_the_worst_values(world):
             else:
                 send(f"POST form {target}", lambda t=target, d=data: root.post(t, d))
     # The tablet's writes kept their log whole (nothing half-written by a refusal).
-    session = Session.objects.filter(pk=world["session"].pk).first()
+    session = Session.objects.filter(pk=full_site["session"].pk).first()
     if session is not None:
         assert projection_problems(session) == []
 
@@ -1015,11 +1015,11 @@ def converter_values(kind: str) -> list[str]:
 
 
 @pytest.mark.django_db
-def test_every_url_converter_takes_the_worst_values(world):
+def test_every_url_converter_takes_the_worst_values(full_site):
     """Every pattern of scoring/urls.py with each converter given its extremes and the worst
     text: a GET as the site's admin, and the first ones as the public and as a POST of worst
     form fields."""
-    root, public = logged_in(world["root"]), Client()
+    root, public = logged_in(full_site["root"]), Client()
     for pattern in scoring_urls.urlpatterns:
         route = str(pattern.pattern)
         kinds = {name: type(c).__name__ for name, c in pattern.pattern.converters.items()}
@@ -1049,11 +1049,11 @@ ADMIN_PARAMETERS = {"q", "o", "p", "all", "e", "_to_field", "_popup", "_changeli
 
 
 @pytest.mark.django_db
-def test_every_admin_changelist_filter_search_and_object_url_takes_the_worst_values(world):
+def test_every_admin_changelist_filter_search_and_object_url_takes_the_worst_values(full_site):
     """Each model of the admin: its changelist with the worst value in its search and in each of
     its filters (as the site's admin and as a club admin), its actions given worst ids, the
     pages of one of its objects, and its object URLs given the worst ids."""
-    root, beheer = logged_in(world["root"]), logged_in(world["beheer"])
+    root, beheer = logged_in(full_site["root"]), logged_in(full_site["beheer"])
     for model, model_admin in admin.site._registry.items():
         info = f"admin:{model._meta.app_label}_{model._meta.model_name}"
         changelist = reverse(f"{info}_changelist")
@@ -1067,7 +1067,7 @@ def test_every_admin_changelist_filter_search_and_object_url_takes_the_worst_val
             f"{changelist}?q={url_worst()[:1000]}&{sorted(filter_parameters(page) or ['o'])[0]}=-1"
         )
         send(f"GET {info} (club admin)", lambda u=url: beheer.get(u))
-        for action in model_admin.get_actions(_request(world["root"])):
+        for action in model_admin.get_actions(_request(full_site["root"])):
             data = {"action": action, "index": "0", "_selected_action": [worst(), "9" * 30]}
             send(f"POST {info} {action}", lambda u=changelist, d=data: root.post(u, d))
         for object_id in ["%00", "9" * 30, "%ED%B3%BF", "-1", "1e400", "x" * 3000]:
@@ -1089,11 +1089,11 @@ def _request(user: Any) -> Any:
 
 
 @pytest.mark.django_db
-def test_every_admin_form_takes_the_worst_values_and_the_autocomplete_too(world):
+def test_every_admin_form_takes_the_worst_values_and_the_autocomplete_too(full_site):
     """The change page of one object of each model, and the add page where there is one, posted
     back with two of its fields (the form's, its inlines', its management form's) the worst
     values in turn; the autocomplete with the worst term, page and names."""
-    root = logged_in(world["root"])
+    root = logged_in(full_site["root"])
     for model in admin.site._registry:
         info = f"admin:{model._meta.app_label}_{model._meta.model_name}"
         obj = model._default_manager.order_by("pk").first()
@@ -1124,8 +1124,8 @@ def test_every_admin_form_takes_the_worst_values_and_the_autocomplete_too(world)
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("year", ["9" * 30, "99999999999"])
-def test_a_year_no_date_can_have_is_a_bad_filter_in_the_admin_not_a_500(world, year):
+def test_a_year_no_date_can_have_is_a_bad_filter_in_the_admin_not_a_500(full_site, year):
     """Django's date hierarchy turns ?at__year= into a date: OverflowError for a huge year."""
-    client = logged_in(world["root"])
+    client = logged_in(full_site["root"])
     response = client.get(reverse("admin:scoring_auditentry_changelist"), {"at__year": year})
     assert response.status_code in (200, 302)

@@ -12,13 +12,7 @@ from django.urls import reverse
 from django.utils import translation
 from django.views.defaults import server_error
 
-from scoring.evening import services
 from scoring.models import ClubMembership, EveningPlayer, Player
-
-
-@pytest.fixture
-def evening(club):
-    return services.evening_create(club=club)
 
 
 def page_of(evening) -> str:

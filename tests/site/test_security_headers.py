@@ -161,7 +161,7 @@ def test_no_template_has_inline_scripts_styles_or_handlers():
 
 
 @pytest.fixture
-def world(club, people, django_user_model):
+def published_games(club, people, django_user_model):
     """A member, a played session with a season, a finished one, and a club that publishes."""
     club.standings_public = True
     club.save()
@@ -207,10 +207,10 @@ def page_urls(world, club) -> list[str]:
     ]
 
 
-def test_every_page_has_the_policy_and_nothing_inline(client, world, club):
-    client.force_login(world["member"])
+def test_every_page_has_the_policy_and_nothing_inline(client, published_games, club):
+    client.force_login(published_games["member"])
     checked = 0
-    for url in page_urls(world, club):
+    for url in page_urls(published_games, club):
         for hx in (False, True):
             headers = {"HTTP_HX_REQUEST": "true"} if hx else {}
             response = client.get(url, follow=True, **headers)
@@ -232,7 +232,7 @@ def test_every_page_has_the_policy_and_nothing_inline(client, world, club):
     assert checked >= 30
 
 
-def test_anonymous_pages_and_errors_carry_the_policy_too(client, world, club):
+def test_anonymous_pages_and_errors_carry_the_policy_too(client, published_games, club):
     for url in [reverse("home"), reverse("login"), "/no-such-page/", reverse("admin:login")]:
         response = client.get(url)
         assert directives(response["Content-Security-Policy"]) == directives(POLICY), url

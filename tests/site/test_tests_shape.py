@@ -1,5 +1,7 @@
 """The tests stay cheap to extend: no test module imports another (what they share lives in a
-conftest.py or a helper module such as tests/builders.py), and they do not sleep their time away
+conftest.py or a helper module such as tests/builders.py), a fixture's name means one thing in
+the whole suite (defined once, so a test's ``member`` is the same User wherever it is written, and
+no module quietly overrides a shared one), and they do not sleep their time away
 (a fake clock, ``clock`` in tests/conftest.py, moves time instead; in the browser, Playwright's
 ``page.clock``, or a wait for the condition itself)."""
 
@@ -13,9 +15,6 @@ TESTS = Path(__file__).resolve().parents[1]
 # suite may hold: the few short waits in polling loops that wait for another process or thread
 # to get somewhere, and the real time between taps that some browser tests are about.
 SLEEP_BUDGET = 2.0
-# A conftest is loaded by pytest, never imported. tests/browser/conftest.py still hands a few
-# names (console_errors, TABLET) to its modules; its owner moves them out when its servers change.
-IMPORTABLE_CONFTESTS = {"tests.browser.conftest"}
 
 
 def modules() -> list[Path]:
@@ -57,9 +56,38 @@ def test_no_test_module_imports_another_or_a_conftest():
     for path in modules():
         here = module_name(path)
         for line, name in imported(ast.parse(path.read_text()), here):
-            if is_test_module(name) or (is_conftest(name) and name not in IMPORTABLE_CONFTESTS):
+            if is_test_module(name) or is_conftest(name):
                 wrong.append(f"{path.relative_to(TESTS.parent)}:{line} imports {name}")
     assert wrong == [], "\n".join(wrong)
+
+
+def fixtures(tree: ast.AST) -> list[tuple[int, str]]:
+    """Each function decorated with ``pytest.fixture`` or ``fixture`` (called or not), under the
+    name pytest knows it by (``name=`` if given)."""
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for decorator in node.decorator_list:
+            call = decorator if isinstance(decorator, ast.Call) else None
+            if ast.unparse(call.func if call else decorator) not in {"pytest.fixture", "fixture"}:
+                continue
+            names = [k.value for k in (call.keywords if call else []) if k.arg == "name"]
+            given = [n.value for n in names if isinstance(n, ast.Constant)]
+            found.append((node.lineno, given[0] if given else node.name))
+    return found
+
+
+def test_each_fixture_name_is_defined_once_in_the_suite():
+    # A second definition either copies the first (change one, forget the other) or overrides it
+    # with another meaning in one module or room: one name, one definition, one meaning. What
+    # differs gets a name of its own (``member_client`` beside ``scorer``).
+    where: dict[str, list[str]] = {}
+    for path in modules():
+        for line, name in fixtures(ast.parse(path.read_text())):
+            where.setdefault(name, []).append(f"{path.relative_to(TESTS.parent)}:{line}")
+    twice = {name: places for name, places in where.items() if len(places) > 1}
+    assert twice == {}, "\n".join(f"{n}: {', '.join(p)}" for n, p in sorted(twice.items()))
 
 
 # What each waiting call's first argument counts in: seconds, or Playwright's milliseconds.
@@ -114,3 +142,9 @@ def test_the_shape_checks_see_what_they_look_for():
     assert any(is_test_module(n) for n in names)
     assert any(is_conftest(n) for n in names)
     assert sleeps(tree) == [(5, 1.5), (6, None), (7, 0.25), (8, None), (9, 0.5)]
+    source = (
+        "@pytest.fixture\ndef a(): ...\n@fixture(scope='module')\ndef b(): ...\n"
+        "@pytest.fixture(name='c')\ndef make_c(): ...\n@other\ndef d(): ...\n"
+        "class T:\n    @pytest.fixture(autouse=True)\n    async def e(self): ...\n"
+    )
+    assert fixtures(ast.parse(source)) == [(2, "a"), (4, "b"), (6, "c"), (11, "e")]

@@ -129,14 +129,14 @@ def test_the_service_refuses_a_new_guest_named_like_a_member(dated_tournament, p
 
 
 @pytest.fixture
-def other(club):
+def other_tournament(club):
     return tournaments.tournament_create(club=club, name="Zomeravond in de bovenzaal", date=DAY)
 
 
 def test_checking_in_a_player_of_another_tournament_tonight_warns_and_checks_in(
-    org, dated_tournament, other, people
+    org, dated_tournament, other_tournament, people
 ):
-    checkin.tournament_check_in(tournament=other, players=[people["Bas"]])
+    checkin.tournament_check_in(tournament=other_tournament, players=[people["Bas"]])
     response = org.post(
         reverse("tournament_checkin", args=[dated_tournament.pk]),
         {"in": people["Bas"].pk},
@@ -153,14 +153,14 @@ def test_checking_in_a_player_of_another_tournament_tonight_warns_and_checks_in(
 
 
 def test_no_warning_for_another_day_a_withdrawal_or_another_club(
-    org, dated_tournament, other, people, club
+    org, dated_tournament, other_tournament, people, club
 ):
     yesterday = tournaments.tournament_create(
         club=club, name="Gisteren", date=DAY - datetime.timedelta(days=1)
     )
     checkin.tournament_check_in(tournament=yesterday, players=[people["Cees"]])
-    checkin.tournament_check_in(tournament=other, players=[people["Dirk"]])
-    checkin.tournament_withdraw(tournament=other, player=people["Dirk"])
+    checkin.tournament_check_in(tournament=other_tournament, players=[people["Dirk"]])
+    checkin.tournament_withdraw(tournament=other_tournament, player=people["Dirk"])
     url = reverse("tournament_checkin", args=[dated_tournament.pk])
     for name in ("Cees", "Dirk"):
         response = org.post(url, {"in": people[name].pk}, follow=True)
@@ -170,9 +170,9 @@ def test_no_warning_for_another_day_a_withdrawal_or_another_club(
 
 
 def test_a_walk_in_confirmed_as_a_player_of_another_tournament_tonight_is_warned_about(
-    org, dated_tournament, other, people
+    org, dated_tournament, other_tournament, people
 ):
-    checkin.tournament_check_in(tournament=other, players=[people["Eva"]])
+    checkin.tournament_check_in(tournament=other_tournament, players=[people["Eva"]])
     response = org.post(
         reverse("tournament_checkin", args=[dated_tournament.pk]),
         {"action": "guest-is", "player": people["Eva"].pk, "typed": "eva"},
@@ -195,9 +195,11 @@ def plan_of(response):
     return response.context["plan"]
 
 
-def test_a_pasted_list_is_shown_before_anything_is_saved(org, dated_tournament, other, people):
+def test_a_pasted_list_is_shown_before_anything_is_saved(
+    org, dated_tournament, other_tournament, people
+):
     checkin.tournament_check_in(tournament=dated_tournament, players=[people["Cees"]])
-    checkin.tournament_check_in(tournament=other, players=[people["Dirk"]])
+    checkin.tournament_check_in(tournament=other_tournament, players=[people["Dirk"]])
     text = "anne\n  Fleur van Dam \n\nCEES\ndirk\nGijs\n"
     response = paste(org, dated_tournament, text)
     plan = plan_of(response)
