@@ -78,6 +78,13 @@ def session(club, people) -> Session:
     return make_session(club)
 
 
+def signed_in(user) -> Client:
+    """A browser of its own (a ``Client`` apart from the test's), signed in as ``user``."""
+    browser = Client()
+    browser.force_login(user)
+    return browser
+
+
 @pytest.fixture
 def user(django_user_model):
     return django_user_model.objects.create_user(username="scorer", password="x")
@@ -100,9 +107,7 @@ def scorer(client, member) -> Client:
 @pytest.fixture
 def member_client(member) -> Client:
     """A browser of its own signed in as the member, beside the test's anonymous ``client``."""
-    browser = Client()
-    browser.force_login(member)
-    return browser
+    return signed_in(member)
 
 
 @pytest.fixture
@@ -124,9 +129,7 @@ def club_admin(club, django_user_model):
 @pytest.fixture
 def club_admin_client(club_admin) -> Client:
     """A browser of its own signed in as the club admin, beside the test's ``client``."""
-    admin = Client()
-    admin.force_login(club_admin)
-    return admin
+    return signed_in(club_admin)
 
 
 @pytest.fixture
