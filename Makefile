@@ -74,7 +74,7 @@ bench-ratings: $(VENV)/.bench-installed
 	$(PY) bench/ratings.py --write BENCHMARKS.md
 
 # What each own speed mechanism saves (BENCHMARKS.md, "Ablation"), on the league's database:
-# three passes of five processes, about ten minutes; prints the table (written in by hand).
+# three passes of five processes, about eleven minutes; prints the table (written in by hand).
 ABLATION_OUT ?= /tmp/toepen-ablation.json
 bench-ablation: $(VENV)/.bench-installed
 	rm -f $(ABLATION_OUT)
