@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint format bench bench-engine bench-league bench-load bench-tournament bench-ratings messages clean
+.PHONY: run test lint format bench bench-engine bench-league bench-load bench-ablation bench-tournament bench-ratings messages clean
 
 # One stamp per requirements file, so that each target installs what it needs and no more:
 # `make run` only what the app runs on; `make test` (and lint) also the test tools; the
@@ -73,7 +73,15 @@ bench-tournament: $(VENV)/.bench-installed
 bench-ratings: $(VENV)/.bench-installed
 	$(PY) bench/ratings.py --write BENCHMARKS.md
 
-bench: bench-engine bench-league bench-load bench-tournament bench-ratings
+# What each own speed mechanism saves (BENCHMARKS.md, "Ablation"), on the league's database:
+# three passes of five processes, about eleven minutes; prints the table (written in by hand).
+ABLATION_OUT ?= /tmp/toepen-ablation.json
+bench-ablation: $(VENV)/.bench-installed
+	rm -f $(ABLATION_OUT)
+	BENCH_DATABASE_URL=$(BENCH_DATABASE_URL) $(PY) bench/ablation.py --out $(ABLATION_OUT)
+	$(PY) bench/ablation.py --table --out $(ABLATION_OUT)
+
+bench: bench-engine bench-league bench-load bench-ablation bench-tournament bench-ratings
 
 messages: $(VENV)/.installed
 	$(PY) manage.py makemessages -l nl -l en -l de --ignore=.venv --ignore=staticfiles

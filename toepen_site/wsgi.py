@@ -1,8 +1,8 @@
 """WSGI entry point, e.g. `gunicorn toepen_site.wsgi`.
 
 ``gc.freeze()`` moves the loaded app out of the cyclic collector's way, so a worker's full
-collection walks only what requests made since (BENCHMARKS.md, "Ablation", says what is known
-of its gain).
+collection walks only what requests made since. Gain: a full collection 6.5 ms instead of 60,
+none measurable in the Friday-night mix (+5 %, within the noise; BENCHMARKS.md, "Ablation").
 """
 
 import gc

@@ -1,6 +1,7 @@
 """The season standings' rows kept in Django's cache (``CACHES``: the database's), under the
-version of their data: the page costs 41 ms of CPU computed, 10 ms kept, and only a finished
-session changes them (BENCHMARKS.md, "Ablation").
+version of their data: only a finished session changes them. Gain: the page costs 107 ms of CPU
+computed, 15 ms kept, and keeps its target met (``bench/load.py``: p95 ≤ 5 x the floor;
+BENCHMARKS.md, "Ablation").
 
 Nothing invalidates a copy: the key is read from the data on every request, so any change
 makes a new key. It is made of the season's finished strafpunten sessions (their count, the

@@ -2,8 +2,9 @@
 
 Django's ``CONN_HEALTH_CHECKS`` sends ``SELECT 1`` before each request's first query; a
 connection PostgreSQL ended has the server's goodbye to read while idle, so an idle connection
-whose socket is quiet is used without asking (otherwise Django's check decides). Switched off,
-the Friday-night mix costs 24 % more CPU a request (BENCHMARKS.md, "Ablation").
+whose socket is quiet is used without asking (otherwise Django's check decides). Gain: none
+measurable in the Friday-night mix (-2 %; a 304 poll 8 %), under the 10 % bar (BENCHMARKS.md,
+"Ablation").
 """
 
 from __future__ import annotations
