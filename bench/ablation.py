@@ -23,7 +23,6 @@ this machine).
 from __future__ import annotations
 
 import argparse
-import gc
 import gzip
 import json
 import os
@@ -58,9 +57,7 @@ KINDS = ["tap", "push draw", "poll 200", "poll 304", "standings page", "floor"]
 OFF = {
     "base": "every mechanism on (the code as it is)",
     "ormreads": "the ORM's reads of a tap (bench/orm_reads.py) for scoring/models/hotsql.py's",
-    "pghealth": "Django's PostgreSQL backend with CONN_HEALTH_CHECKS (SELECT 1 per request)",
     "standings": "the standings computed per request (no copy in Django's cache)",
-    "gcfreeze": "no gc.freeze() after start-up (toepen_site/wsgi.py)",
 }
 
 
@@ -68,14 +65,6 @@ def _body(response) -> bytes:
     if response.get("Content-Encoding") == "gzip":
         return gzip.decompress(response.content)
     return response.content
-
-
-def _switch_off(config: str) -> None:
-    """Before Django is set up, no connection made yet: the settings of ``config``."""
-    from django.conf import settings
-
-    if config == "pghealth":  # the same OPTIONS (server-side binding), Django's is_usable
-        settings.DATABASES["default"]["ENGINE"] = "django.db.backends.postgresql"
 
 
 def _patch(config: str) -> None:
@@ -101,7 +90,6 @@ def measure(config: str, cycles: int, tables_count: int) -> dict[str, Any]:
     from django.conf import settings
 
     settings.DATABASES  # noqa: B018 (the settings are read here, before any connection)
-    _switch_off(config)
     league._setup(url)
     _patch(config)
     from bench import load
@@ -128,8 +116,6 @@ def measure(config: str, cycles: int, tables_count: int) -> dict[str, Any]:
         table["viewers"] = [Client(HTTP_ACCEPT_ENCODING="gzip") for _ in range(2)]
         first = table["viewers"][0].get(table["viewer"], HTTP_HX_REQUEST="true")
         table["etags"] = [first["ETag"]] * 2
-    if config != "gcfreeze":
-        gc.freeze()  # as toepen_site/wsgi.py does once the app is loaded
 
     def backend_cpu() -> float:
         fields = Path(f"/proc/{connection.connection.info.backend_pid}/stat").read_text()

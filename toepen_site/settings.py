@@ -137,16 +137,12 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
-# Django's PostgreSQL backend with a health check that costs no round trip while the
-# connection is idle and its socket quiet (toepen_site/postgresql/base.py says why).
-if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    DATABASES["default"]["ENGINE"] = "toepen_site.postgresql"
 # Parameters bound by the server, and statements prepared once they ran five times on a
 # connection (psycopg's own threshold; Django turns preparing off unless it is asked for): the
 # hot paths run the same dozen statements on every tap and poll, and PostgreSQL no longer
 # parses and plans them each time (BENCHMARKS.md, "Friday night at scale"). Both off behind a
 # pooler in transaction mode (README, DB_SERVER_SIDE_BINDING).
-if DATABASES["default"]["ENGINE"] == "toepen_site.postgresql" and envbool(
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and envbool(
     "DB_SERVER_SIDE_BINDING", "true"
 ):
     DATABASES["default"].setdefault("OPTIONS", {}).update(

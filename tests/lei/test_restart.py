@@ -233,8 +233,8 @@ def test_a_killed_server_loses_nothing(database_env):
 )
 def test_taps_right_after_postgresql_ended_the_apps_connections_are_answered(database_env):
     """A restart or failover of PostgreSQL ends every connection the workers keep: the next
-    request of each worker gets a new one before its first query (the health check of
-    toepen_site/postgresql), not an error."""
+    request of each worker gets a new one before its first query (Django's
+    CONN_HEALTH_CHECKS), not an error."""
     import psycopg
 
     session_id, token = manage(database_env, "shell", "-c", SETUP).splitlines()[-1].split()

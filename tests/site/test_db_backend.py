@@ -1,6 +1,5 @@
-"""The PostgreSQL backend (toepen_site/postgresql/base.py). Its health check: an idle, quiet
-connection is used without a ``SELECT 1``; one that PostgreSQL ended is replaced before the
-request's first query, as with Django's own check."""
+"""PostgreSQL's connections as the app keeps them (``CONN_MAX_AGE``, ``CONN_HEALTH_CHECKS``): one
+that PostgreSQL ended (a restart, a failover) is replaced before the request's first query."""
 
 import time
 
@@ -51,18 +50,6 @@ def end_on_the_server(wrapper) -> int:
     while wrapper.is_usable() and time.monotonic() < deadline:  # the goodbye is on its way
         time.sleep(0.01)
     return pid
-
-
-def test_a_quiet_idle_connection_is_used_without_asking_the_server(second_connection):
-    pid, statement = backend(second_connection)
-    start_request(second_connection)
-    with (
-        second_connection.cursor() as cursor
-    ):  # the request's first query: the health check runs here
-        assert second_connection.health_check_done
-        assert last_statement(pid) == statement  # no SELECT 1 was sent
-        cursor.execute("SELECT 41 + 1")
-        assert cursor.fetchone() == (42,)
 
 
 def test_a_connection_the_server_ended_is_replaced_before_the_first_query(second_connection):
