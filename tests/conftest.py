@@ -18,10 +18,6 @@ from scoring.evening import services as evenings
 from scoring.models import Club, ClubMembership, Player, Season, Session
 from tests.builders import PEOPLE, make_club, make_session
 
-# The tablet's browser context and page (tests/browser/outbox.py), for the outbox's browser tests
-# in several modules: a module of fixtures is a plugin, so no test module imports another's.
-pytest_plugins = ["tests.browser.outbox"]
-
 # CI explores the same examples on every run, so a red CI always means the same failure; a
 # developer's run keeps exploring new ones (set HYPOTHESIS_PROFILE=ci to reproduce CI locally).
 hypothesis_settings.register_profile("ci", derandomize=True, print_blob=True)

@@ -51,6 +51,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.browser.outbox import NETWORK
 from tests.browser.pages import TABLET, console_errors
 
 # Playwright's sync API runs an asyncio event loop in the test's thread, and Django refuses
@@ -294,3 +295,20 @@ def page(browser, request: pytest.FixtureRequest, screenshot_dir: Path) -> Itera
     context.close()
     if errors and not failed:
         pytest.fail("the browser console showed errors:\n" + "\n".join(errors), pytrace=False)
+
+
+# The tablet in a browser context that forgives the network errors an offline tablet logs
+# (tests/browser/outbox.py), for the outbox's tests in several modules.
+@pytest.fixture
+def context(browser):
+    context = browser.new_context(viewport=TABLET, locale="nl-NL")
+    context.set_default_timeout(15_000)
+    errors = console_errors(context)
+    yield context
+    context.close()
+    assert [e for e in errors if not NETWORK.search(e)] == []
+
+
+@pytest.fixture
+def tablet(context):
+    return context.new_page()

@@ -1,17 +1,15 @@
 """What the outbox's tests share: a table of four, the tablet in a browser context that forgives
-the network errors an offline tablet logs (fixtures ``context`` and ``tablet``, imported by
-the modules that use them), taps that check the tablet took them, and the server's log."""
+the network errors an offline tablet logs (``NETWORK``; the fixtures ``context`` and ``tablet``
+in tests/browser/conftest.py), taps that check the tablet took them, and the server's log."""
 
 from __future__ import annotations
 
 import re
 
-import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
 from scoring.models import Club, Session
-from tests.browser.pages import TABLET, console_errors
 from tests.builders import make_session
 
 PLAYERS = ["Anne", "Bas", "Cees", "Dirk"]
@@ -24,21 +22,6 @@ NETWORK = re.compile(
     r"Failed to load resource|net::ERR_|^htmx:(sendError|afterRequest)"
     r"|^Response Status Error Code 403 "
 )
-
-
-@pytest.fixture
-def context(browser):
-    context = browser.new_context(viewport=TABLET, locale="nl-NL")
-    context.set_default_timeout(15_000)
-    errors = console_errors(context)
-    yield context
-    context.close()
-    assert [e for e in errors if not NETWORK.search(e)] == []
-
-
-@pytest.fixture
-def tablet(context):
-    return context.new_page()
 
 
 def make_table(**options) -> Session:
