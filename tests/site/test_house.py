@@ -251,3 +251,19 @@ def test_the_session_file_imports_no_model():
 def test_the_engine_imports_nothing_of_django_or_the_app():
     loaded = modules_loaded_by("scoring.engine")
     assert {m for m in loaded if not m.startswith("scoring.engine")} <= {"scoring"}
+
+
+def pinned(path: Path) -> set[str]:
+    """The package names a requirements file pins itself (not those of a file it includes)."""
+    lines = (line.split("#")[0].strip() for line in path.read_text().splitlines())
+    return {line.split("==")[0].split("[")[0].lower() for line in lines if "==" in line}
+
+
+def test_the_app_requirements_hold_no_test_or_benchmark_tool():
+    """``make run`` and production install requirements.txt alone: no tool of the tests or the
+    benchmarks comes with it, and neither file pins again what the app runs on."""
+    app = pinned(ROOT / "requirements.txt")
+    tools = pinned(ROOT / "requirements-test.txt") | pinned(ROOT / "requirements-bench.txt")
+    assert {"django", "gunicorn"} <= app
+    assert {"pytest", "playwright", "ruff", "granian"} <= tools
+    assert app & tools == set()
