@@ -109,6 +109,9 @@ TAP_LIMIT_PER_MINUTE = envint("TAP_LIMIT_PER_MINUTE", "120")
 PUSH = os.getenv("PUSH", "auto").strip().lower()
 if PUSH not in ("auto", "on", "off"):
     raise ImproperlyConfigured(f"PUSH must be auto, on or off, not {PUSH!r}")
+# The streams one client (address) may hold open in one process; one more is refused (429)
+# and its page polls. docs/decisions.md ("push") says why 500.
+PUSH_STREAMS_PER_CLIENT = envint("PUSH_STREAMS_PER_CLIENT", "500")
 
 TEMPLATES = [
     {

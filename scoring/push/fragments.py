@@ -10,8 +10,9 @@ kept for streams that ask within ``FRESH_SECONDS`` of it; a stream that comes la
 reconnects after a quiet spell) gets a new one, because a part may show the time: the
 toernooi's round timer is drawn as the seconds left at its drawing.
 
-The audience: anonymous viewers (no login cookie) are one; anyone with a login or a scorer
-link's grant (a Django session) is drawn for alone, as their page is."""
+The audience is what the stream's request resolves to (``scoring/push/audiences.py``): the
+public, the club's members, or the one person a tablet or organiser's page is drawn for; a
+query value the view does not read and a cookie that names no session change nothing."""
 
 from __future__ import annotations
 
@@ -28,6 +29,8 @@ from django.conf import settings
 from django.core.handlers.wsgi import WSGIHandler, WSGIRequest
 from django.db import close_old_connections
 from django.http import HttpRequest
+
+from scoring.push.audiences import Audience
 
 T = TypeVar("T")
 
@@ -62,9 +65,35 @@ async def run(function: Callable[..., T], *args: Any) -> T:
     return await asyncio.get_running_loop().run_in_executor(_POOL, call)
 
 
-def audience(request: HttpRequest) -> str:
-    """Whom a drawing is for: ``""`` for the anonymous, else the Django session's key."""
-    return request.COOKIES.get(settings.SESSION_COOKIE_NAME, "")
+@dataclass(frozen=True)
+class Ask:
+    """A part as its streams ask for it: ``key`` is what its drawings are kept by (the part in
+    one spelling, the host, the language, the audience: ``scoring/push/audiences.py``), never
+    the bytes of a request; ``meta`` and ``cookie`` are what it is drawn with."""
+
+    path: str
+    language: str
+    audience: Audience
+    meta: tuple[tuple[str, str], ...]
+
+    @property
+    def key(self) -> tuple[str, ...]:
+        host = dict(self.meta)
+        return (
+            self.path,
+            host.get("HTTP_HOST", ""),
+            host.get("wsgi.url_scheme", ""),
+            self.language,
+            self.audience.key,
+        )
+
+
+def ask(request: HttpRequest, path: str, audience: Audience) -> Ask:
+    """The ``Ask`` of a stream's request for ``path`` (in one spelling) as ``audience``."""
+    meta = {k: request.META[k] for k in _KEPT_HEADERS if k in request.META}
+    meta["wsgi.url_scheme"] = request.scheme
+    language = getattr(request, "LANGUAGE_CODE", settings.LANGUAGE_CODE)
+    return Ask(path, language, audience, tuple(sorted(meta.items())))
 
 
 class Drawings:
@@ -76,10 +105,8 @@ class Drawings:
         self.newest: dict[tuple[str, ...], str] = {}
         self.drawn_at: dict[tuple[str, ...], float] = {}  # when each kept drawing was done
 
-    async def part(self, request: HttpRequest, path: str, version: str) -> Part:
-        who = audience(request)
-        language = getattr(request, "LANGUAGE_CODE", settings.LANGUAGE_CODE)
-        which = (path, language, who)
+    async def part(self, asked: Ask, version: str) -> Part:
+        which = asked.key
         key = (*which, version)
         found = self.kept.get(key)
         if found is not None and found.done():
@@ -87,11 +114,9 @@ class Drawings:
             if drawn_at is not None and time.monotonic() - drawn_at > FRESH_SECONDS:
                 found = None  # drawn again below, and kept in its place
         if found is None:
-            meta = {k: request.META[k] for k in _KEPT_HEADERS if k in request.META}
-            meta["wsgi.url_scheme"] = request.scheme
             # A task of its own: the stream that asked first may go (its phone closed), and
             # its cancellation must not end the drawing that the table's other streams await.
-            found = asyncio.ensure_future(run(draw, meta, path, language, who, version))
+            found = asyncio.ensure_future(run(draw, asked, version))
             found.add_done_callback(lambda done: self._done(key, done))
             self.kept[key] = found
             self.kept.move_to_end(key)  # a drawing made again, in the place of a stale one
@@ -103,8 +128,8 @@ class Drawings:
             while len(self.kept) > _KEPT:
                 old, _ = self.kept.popitem(last=False)
                 self.drawn_at.pop(old, None)
-                if self.newest.get(old[:3]) == old[3]:
-                    del self.newest[old[:3]]
+                if self.newest.get(old[:-1]) == old[-1]:
+                    del self.newest[old[:-1]]
         else:
             self.kept.move_to_end(key)
         return await asyncio.shield(found)
@@ -123,14 +148,15 @@ class Drawings:
 drawings = Drawings()
 
 
-def draw(meta: dict[str, str], path: str, language: str, who: str, version: str) -> Part:
+def draw(asked: Ask, version: str) -> Part:
     """Ask Django for the part as the page's poll does: GET, htmx, the stream's language and
     audience, no ``If-None-Match`` (a 304 has nothing to show) and no gzip (the text goes into
     the stream)."""
     global _handler
     if _handler is None:
         _handler = WSGIHandler()
-    route, _, query = path.partition("?")
+    meta = dict(asked.meta)
+    route, _, query = asked.path.partition("?")
     environ = {
         **meta,
         "REQUEST_METHOD": "GET",
@@ -141,12 +167,12 @@ def draw(meta: dict[str, str], path: str, language: str, who: str, version: str)
         "SERVER_PORT": "443" if meta.get("wsgi.url_scheme") == "https" else "80",
         "SERVER_PROTOCOL": "HTTP/1.1",
         "HTTP_HX_REQUEST": "true",
-        "HTTP_ACCEPT_LANGUAGE": language,
+        "HTTP_ACCEPT_LANGUAGE": asked.language,
         "wsgi.input": io.BytesIO(b""),
         "wsgi.errors": io.StringIO(),
     }
-    if who:
-        environ["HTTP_COOKIE"] = f"{settings.SESSION_COOKIE_NAME}={who}"
+    if asked.audience.cookie:
+        environ["HTTP_COOKIE"] = f"{settings.SESSION_COOKIE_NAME}={asked.audience.cookie}"
     response = _handler.get_response(WSGIRequest(environ))
     if response.status_code != 200 or response.streaming:
         return Part(response.status_code, b"")

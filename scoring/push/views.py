@@ -6,19 +6,30 @@ event's part in. Who may not see the part gets its status (403, 404, 410) and no
 part is drawn first, through its own view (``fragments``). Each event's ``id`` is the version;
 a stream opened again with it (``Last-Event-ID``, or ``?last=``) gets the current part at once
 when it has moved on, else the next change. ``event: stale`` asks the page to fetch the part
-itself once (it could not be drawn here: the link was revoked, the game thrown away)."""
+itself once (it could not be drawn here: the link was revoked, the game thrown away).
+
+One client (an address; an IPv6 network's /64) holds at most ``PUSH_STREAMS_PER_CLIENT``
+streams open in a process; one more is refused with 429 before anything is read for it, and
+the page polls as after any failed stream (static/js/poll.js). docs/decisions.md ("push")
+says why the bound is where it is."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import contextlib
+import ipaddress
+import threading
+import weakref
+from collections.abc import AsyncIterator, Callable
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
-from django.urls import Resolver404, resolve
+from django.urls import Resolver404, resolve, reverse
+from django.utils.module_loading import import_string
 from django.views.decorators.http import require_GET
 
 from scoring.http import no_compression
-from scoring.push import fragments, listener, topics
+from scoring.push import audiences, fragments, listener, topics
 from scoring.push.context import push_on
 
 KEEPALIVE = 15.0  # seconds between pings: proxies end quiet connections, the page sees life
@@ -28,13 +39,80 @@ STALE = b"event: stale\ndata: \n\n"
 def _refused(status: int) -> HttpResponse:
     response = HttpResponse(status=status)
     response["Cache-Control"] = "no-store"
+    if status == 429:
+        response["Retry-After"] = "60"
     return response
+
+
+class Slots:
+    """The streams each client holds open in this process: a count per client while it holds
+    one, so that what is kept is bounded by the open streams themselves."""
+
+    def __init__(self) -> None:
+        self.held: dict[str, int] = {}
+        self._lock = threading.Lock()  # a release may come from the garbage collector
+
+    def take(self, client: str) -> Callable[[], None] | None:
+        """A release for one more stream of ``client``, or None when it holds its bound."""
+        with self._lock:
+            held = self.held.get(client, 0)
+            if held >= settings.PUSH_STREAMS_PER_CLIENT:
+                return None
+            self.held[client] = held + 1
+        released = False
+
+        def release() -> None:
+            nonlocal released
+            with self._lock:
+                if released:
+                    return
+                released = True
+                left = self.held[client] - 1
+                if left:
+                    self.held[client] = left
+                else:
+                    del self.held[client]
+
+        return release
+
+
+slots = Slots()
+
+
+def client_of(request: HttpRequest) -> str:
+    """The client a stream is counted for: the address the login limit counts (the site's
+    ``client_ip``, behind its trusted proxies), an IPv6 address by its /64 (one household or
+    phone holds a whole /64)."""
+    address = import_string(settings.AXES_CLIENT_IP_CALLABLE)(request) or ""
+    try:
+        found = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(found, ipaddress.IPv6Address):
+        if found.ipv4_mapped is not None:
+            return str(found.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{found}/64", strict=False))
+    return str(found)
 
 
 @require_GET
 async def stream(request: HttpRequest) -> HttpResponse:
     if not push_on():
         return _refused(404)
+    release = slots.take(client_of(request))
+    if release is None:
+        return _refused(429)
+    try:
+        response = await _stream(request, release)
+    except BaseException:
+        release()
+        raise
+    if not response.streaming:
+        release()
+    return response
+
+
+async def _stream(request: HttpRequest, release: Callable[[], None]) -> HttpResponse:
     path = request.GET.get("deel", "")
     if not path.startswith("/") or path.startswith("//") or "#" in path:
         return _refused(400)
@@ -42,8 +120,9 @@ async def stream(request: HttpRequest) -> HttpResponse:
         match = resolve(path.partition("?")[0])
     except Resolver404:
         return _refused(404)
-    topic_of = topics.TOPICS.get(match.url_name or "")
-    if topic_of is None:
+    name = match.url_name or ""
+    topic_of = topics.TOPICS.get(name)
+    if topic_of is None or name not in audiences.PAGES:
         return _refused(404)
     try:
         topic = await fragments.run(topic_of, match.kwargs)
@@ -60,7 +139,12 @@ async def stream(request: HttpRequest) -> HttpResponse:
         current = await _version(topic, hub)
         if current is None:
             raise _Refuse(404)
-        first = await fragments.drawings.part(request, path, current)
+        whom = await fragments.run(audiences.audience, request, name, match.kwargs)
+        part = audiences.part_path(
+            name, reverse(match.view_name, kwargs=match.kwargs), path.partition("?")[2]
+        )
+        asked = fragments.ask(request, part, whom)
+        first = await fragments.drawings.part(asked, current)
         if first.status != 200:
             raise _Refuse(first.status if first.status >= 400 else 403)
     except _Refuse as refusal:
@@ -70,7 +154,10 @@ async def stream(request: HttpRequest) -> HttpResponse:
         hub.unsubscribe(topic, queue)
         raise
     last = request.headers.get("Last-Event-ID") or request.GET.get("last", "")
-    events = _events(request, path, topic, queue, hub, current, first, last)
+    events = _events(asked, topic, queue, hub, current, first, last, release)
+    # What the stream holds is let go when it ends, and also when it never started (its client
+    # left between this answer and its first event): then only the collector sees it go.
+    weakref.finalize(events, _let_go_later, asyncio.get_running_loop(), hub, topic, queue, release)
     response = StreamingHttpResponse(events, content_type="text/event-stream")
     response["Cache-Control"] = "no-store"
     response["X-Accel-Buffering"] = "no"  # nginx: pass each event on as it comes
@@ -97,15 +184,35 @@ def _newer(topic: str, version: str, sent: str) -> bool:
     return version != sent
 
 
+def _let_go(
+    hub: listener.Hub, topic: str, queue: asyncio.Queue[str], release: Callable[[], None]
+) -> None:
+    release()
+    hub.unsubscribe(topic, queue)
+
+
+def _let_go_later(
+    loop: asyncio.AbstractEventLoop,
+    hub: listener.Hub,
+    topic: str,
+    queue: asyncio.Queue[str],
+    release: Callable[[], None],
+) -> None:
+    """As ``_let_go``, from the collector (any thread): the hub is left on its own loop."""
+    release()
+    with contextlib.suppress(RuntimeError):  # a closed loop dispatches nothing any more
+        loop.call_soon_threadsafe(hub.unsubscribe, topic, queue)
+
+
 async def _events(
-    request: HttpRequest,
-    path: str,
+    asked: fragments.Ask,
     topic: str,
     queue: asyncio.Queue[str],
     hub: listener.Hub,
     current: str,
     first: fragments.Part,
     last: str,
+    release: Callable[[], None],
 ) -> AsyncIterator[bytes]:
     try:
         yield b"retry: 2000\nevent: hello\ndata: \n\n"
@@ -128,11 +235,11 @@ async def _events(
                 version = found
             if not _newer(topic, version, sent):
                 continue
-            part = await fragments.drawings.part(request, path, version)
+            part = await fragments.drawings.part(asked, version)
             sent = version
             if part.status != 200:
                 yield STALE
                 return
             yield part.event
     finally:
-        hub.unsubscribe(topic, queue)
+        _let_go(hub, topic, queue, release)

@@ -9,8 +9,12 @@ import threading
 import pytest
 from django.test import RequestFactory
 
-from scoring.push import fragments
+from scoring.push import audiences, fragments
 from tests.push.loop import run_apart
+
+
+def _ask(path: str) -> fragments.Ask:
+    return fragments.ask(RequestFactory().get("/stroom/"), path, audiences.PUBLIC)
 
 
 # Django's connection handling runs around each call on the drawing threads.
@@ -20,11 +24,10 @@ def test_a_stream_that_goes_while_its_part_is_drawn_leaves_the_drawing_to_the_ot
         gate = threading.Event()
         # Both drawing threads held: the part's drawing waits in line, the first stream awaits it.
         held = [asyncio.ensure_future(fragments.run(gate.wait)) for _ in range(2)]
-        request = RequestFactory().get("/stroom/")
         drawings = fragments.Drawings()
-        first = asyncio.ensure_future(drawings.part(request, "/geen-deel/", "7"))
+        first = asyncio.ensure_future(drawings.part(_ask("/geen-deel/"), "7"))
         await asyncio.sleep(0.01)
-        second = asyncio.ensure_future(drawings.part(request, "/geen-deel/", "7"))
+        second = asyncio.ensure_future(drawings.part(_ask("/geen-deel/"), "7"))
         await asyncio.sleep(0.01)
         first.cancel()  # its phone closed the stream
         await asyncio.sleep(0.01)
@@ -46,18 +49,17 @@ def test_a_kept_drawing_is_drawn_again_once_it_is_no_longer_fresh(monkeypatch, f
     drawn: list[str] = []
     draw = fragments.draw
 
-    def counted(*args):
-        drawn.append(args[1])
-        return draw(*args)
+    def counted(asked, version):
+        drawn.append(asked.path)
+        return draw(asked, version)
 
     monkeypatch.setattr(fragments, "draw", counted)
     monkeypatch.setattr(fragments, "FRESH_SECONDS", fresh)
 
     async def scenario() -> int:
-        request = RequestFactory().get("/stroom/")
         drawings = fragments.Drawings()
-        await drawings.part(request, "/geen-deel/", "7")
-        await drawings.part(request, "/geen-deel/", "7")  # a stream that comes later
+        await drawings.part(_ask("/geen-deel/"), "7")
+        await drawings.part(_ask("/geen-deel/"), "7")  # a stream that comes later
         return len(drawings.kept)
 
     assert run_apart(scenario()) == 1
@@ -72,12 +74,11 @@ def test_a_drawing_made_again_is_kept_as_the_newest(monkeypatch):
     monkeypatch.setattr(fragments, "_KEPT", 2)
 
     async def scenario() -> list[str]:
-        request = RequestFactory().get("/stroom/")
         drawings = fragments.Drawings()
-        await drawings.part(request, "/een/", "7")
-        await drawings.part(request, "/twee/", "7")
-        await drawings.part(request, "/een/", "7")  # drawn again: the newest
-        await drawings.part(request, "/drie/", "7")  # one too many: the oldest goes
+        await drawings.part(_ask("/een/"), "7")
+        await drawings.part(_ask("/twee/"), "7")
+        await drawings.part(_ask("/een/"), "7")  # drawn again: the newest
+        await drawings.part(_ask("/drie/"), "7")  # one too many: the oldest goes
         return [key[0] for key in drawings.kept]
 
     assert run_apart(scenario()) == ["/een/", "/drie/"]

@@ -7,6 +7,7 @@ SQLite fallback is checked in tests/push/test_fallback.py."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import queue
@@ -24,6 +25,7 @@ import httpx
 import pytest
 
 from tests.network import free_port
+from tests.push.loop import run_apart
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -34,6 +36,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 SETUP = """
+import asyncio
 import json
 from django.contrib.auth import get_user_model
 from scoring import access
@@ -109,6 +112,7 @@ def app_servers() -> Iterator[World]:
         PYTHONPATH=str(ROOT),
         DATABASE_URL=urlparse(URL)._replace(path=f"/{name}").geturl(),
         TAP_LIMIT_PER_MINUTE="0",
+        TRUSTED_PROXY_COUNT="1",  # the flood's clients by X-Forwarded-For, as nginx writes it
         DJANGO_SETTINGS_MODULE="toepen_site.settings",
     )
     processes = []
@@ -324,3 +328,54 @@ def test_every_stream_shows_what_its_page_shows_names_by_initials_too(app_server
             assert "Geheimnaam" in html
     for client in (anonymous, scorer, members):
         client.close()
+
+
+async def _open_streams(base: str, part: str, clients: list[tuple[str, str]]) -> list:
+    """Raw streams, opened at once: one a (address, cookie), each left open; its status and
+    its connection's writer (closed by the caller)."""
+    host, port = urlparse(base).hostname, urlparse(base).port
+    query = httpx.QueryParams({"deel": part})
+
+    async def one(address: str, cookie: str) -> tuple[int, asyncio.StreamWriter]:
+        reader, writer = await asyncio.open_connection(host, port)
+        writer.write(
+            f"GET /stroom/?{query} HTTP/1.1\r\nHost: {host}:{port}\r\n"
+            f"X-Forwarded-For: {address}\r\nCookie: sessionid={cookie}\r\n\r\n".encode()
+        )
+        line = await asyncio.wait_for(reader.readline(), 60)
+        return int(line.split()[1]), writer
+
+    return await asyncio.gather(*(one(a, c) for a, c in clients))
+
+
+def test_one_client_holds_its_bound_of_streams_and_the_pub_behind_one_address_all_of_theirs(
+    app_servers,
+):
+    """1,000 streams from one address: 500 (the bound) open, the rest refused with 429 (the
+    page polls); 200 phones behind the pub's one address each keep their two streams; and what
+    the flood held is let go when it goes, so the same client streams again."""
+    viewer = f"/kijk/{app_servers.ids['viewer']}/"
+    base = app_servers.bases[1]
+
+    async def scenario() -> tuple[list[int], list[int], int]:
+        flood = await _open_streams(
+            base, f"{viewer}?n=1", [("203.0.113.66", f"nep-{n}") for n in range(1000)]
+        )
+        pub = await _open_streams(
+            base, viewer, [("198.51.100.7", f"telefoon-{n // 2}") for n in range(400)]
+        )
+        for _, writer in flood + pub:
+            writer.close()
+        again = 429
+        for _ in range(200):  # the server sees each go as its connection closes
+            [(again, writer)] = await _open_streams(base, viewer, [("203.0.113.66", "")])
+            writer.close()
+            if again == 200:
+                break
+        return [s for s, _ in flood], [s for s, _ in pub], again
+
+    flood, pub, again = run_apart(scenario())
+    assert sorted(set(flood)) == [200, 429]
+    assert flood.count(200) == 500
+    assert pub == [200] * 400
+    assert again == 200
