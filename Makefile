@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint format bench bench-engine bench-league bench-load bench-ablation bench-tournament bench-ratings messages clean
+.PHONY: run test lint format bench bench-change bench-engine bench-league bench-load bench-ablation bench-tournament bench-ratings messages clean
 
 # One stamp per requirements file, so that each target installs what it needs and no more:
 # `make run` only what the app runs on; `make test` (and lint) also the test tools; the
@@ -67,6 +67,11 @@ bench-load: $(VENV)/.bench-installed
 
 # The toernooi: the draw's repeat pairs against a draw by lot over 610 evenings, and the standings
 # of a 100-player, 6-series tournament (played in a transaction that is rolled back). About 12 minutes.
+# The cost of one change (a tap and its drawing) beside its floor and beside 71a9134, in one run
+# (bench/change.py; BENCHMARKS.md, "The cost of a change").
+bench-change: $(VENV)/.bench-installed
+	$(PY) bench/change.py --database-url $(BENCH_DATABASE_URL) $(CHANGE_ARGS)
+
 bench-tournament: $(VENV)/.bench-installed
 	$(PY) bench/tournament.py --database-url $(BENCH_DATABASE_URL) --write BENCHMARKS.md
 

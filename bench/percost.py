@@ -220,16 +220,21 @@ def main() -> int:
             )
             assert answer.status_code == 304, answer.status_code
         if fragments is not None:  # a push stream's drawing of this version, for the anonymous
-            part = timed(
-                "push draw",
-                measured,
-                fragments.draw,
-                {"HTTP_HOST": "testserver"},
-                table["viewer"],
-                "en",  # a language no poll here asks in: drawn, never another's kept copy
-                "",
-                str(table["version"]),
-            )
+            # In English, a language no poll here asks in: drawn, never another's kept copy.
+            if hasattr(fragments, "Ask"):  # since the audiences (scoring/push/audiences.py)
+                from scoring.push.audiences import PUBLIC
+
+                asked = fragments.Ask(table["viewer"], "en", PUBLIC, (("HTTP_HOST", "testserver"),))
+                args = (asked, str(table["version"]))
+            else:
+                args = (
+                    {"HTTP_HOST": "testserver"},
+                    table["viewer"],
+                    "en",
+                    "",
+                    str(table["version"]),
+                )
+            part = timed("push draw", measured, fragments.draw, *args)
             assert part.status == 200, part.status
 
     print(f"\n{args.label}: {args.taps} taps on {len(tables)} tables; CPU ms per request")
