@@ -6,12 +6,10 @@ without a server (the drawings through the whole of Django, on the drawing threa
 from __future__ import annotations
 
 import asyncio
-import threading
 
 import pytest
 from django.contrib.auth.middleware import AuthenticationMiddleware
 from django.contrib.sessions.middleware import SessionMiddleware
-from django.db import connections
 from django.test import Client, RequestFactory
 from django.urls import reverse
 
@@ -41,22 +39,10 @@ def _ask(path: str, cookie: str = "") -> fragments.Ask:
     return fragments.ask(request, audiences.part_path("viewer", route, query), whom)
 
 
-def _close_drawing_connections() -> None:
-    """Each drawing thread closes its connection, so that the test database can be dropped."""
-    together = threading.Barrier(fragments._POOL._max_workers)
-
-    def close() -> None:
-        together.wait(timeout=10)
-        connections.close_all()
-
-    for done in [fragments._POOL.submit(close) for _ in range(together.parties)]:
-        done.result(timeout=20)
-
-
 # Committed rows: the drawing threads read them through connections of their own.
 @pytest.mark.django_db(transaction=True)
 def test_600_streams_with_made_up_queries_and_cookies_cost_one_drawing_per_audience(
-    monkeypatch, club, people, django_user_model
+    monkeypatch, club, people, django_user_model, drawing_threads_closed
 ):
     Player.objects.filter(club=club, name="Anne").update(public_initials=True)
     table, other = make_session(club), make_session(club)
@@ -93,7 +79,6 @@ def test_600_streams_with_made_up_queries_and_cookies_cost_one_drawing_per_audie
         return await asyncio.gather(*parts)
 
     parts = run_apart(scenario())
-    _close_drawing_connections()
     assert sorted(drawn) == sorted(
         [(viewer, "public"), (viewer, "full"), (elsewhere, "public")]
     )  # not 603: the viewer of the other table waits for three drawings, not for 603

@@ -6,35 +6,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import threading
-from collections.abc import Iterator
 
 import pytest
-from django.db import connections
 from django.test import RequestFactory
 from django.urls import reverse
 
 from scoring import access
 from scoring.lei import services
 from scoring.models import Session
-from scoring.push import fragments, listener, views
+from scoring.push import audiences, fragments, listener, views
 from tests.push.loop import run_apart
-
-
-@pytest.fixture
-def drawing_threads_closed() -> Iterator[None]:
-    """After the test, each drawing thread's own database connection closed: the test database
-    can then be dropped, and a later test without one does not find it open."""
-    yield
-    workers = fragments._POOL._max_workers
-    together = threading.Barrier(workers)
-
-    def close() -> None:
-        together.wait(timeout=10)  # one call on each thread
-        connections.close_all()
-
-    for done in [fragments._POOL.submit(close) for _ in range(workers)]:
-        done.result()
 
 
 @pytest.mark.django_db(transaction=True)  # the part is drawn on a thread of its own
@@ -55,14 +36,16 @@ def test_a_change_announced_after_the_stream_read_its_version_is_not_sent_again(
     topic = f"lei:{session.pk}"
 
     async def scenario() -> list[bytes]:
-        request = RequestFactory().get("/stroom/")
-        first = await fragments.drawings.part(request, path, str(now))
+        asked = fragments.ask(RequestFactory().get("/stroom/"), path, audiences.PUBLIC)
+        first = await fragments.drawings.part(asked, str(now))
         assert first.status == 200
         # Both changes were announced after the stream subscribed, and read with the version.
         queue: asyncio.Queue[str] = asyncio.Queue()
         for version in (now - 1, now):
             queue.put_nowait(str(version))
-        events = views._events(request, path, topic, queue, listener.Hub(), str(now), first, "")
+        events = views._events(
+            asked, topic, queue, listener.Hub(), str(now), first, "", lambda: None
+        )
         sent = [await events.__anext__(), await events.__anext__()]
         # Nothing more within a second: the next would be the keepalive's ping, 15 s on.
         with contextlib.suppress(TimeoutError):
