@@ -8,7 +8,8 @@ own (made and dropped here, ``DEBUG`` on as in tests/push/test_push.py, so no co
 Per change: table A is tapped (the flood's table), then table B at once; printed per tree, the
 median over the changes of the delay from B's tap answered to B's viewer holding its event,
 of the time until every flood stream held A's event, and of the server's CPU seconds per change
-(both taps and every drawing they caused). The trees take turns, change by change.
+(both taps and every drawing they caused), and how many of the flood's streams were refused
+(the bound per client: all come from one address). The trees take turns, change by change.
 """
 
 from __future__ import annotations
@@ -49,13 +50,19 @@ print(json.dumps([{"pk": s.pk, "scorer": s.scorer_token,
                    "viewer": access.viewer_token(s.pk, getattr(s, "viewer_key", "") or "")}
                   for s in tables]))
 """
+FLOODER, VIEWER = "203.0.113.66", "198.51.100.7"  # one client floods, another watches
 VERSION = re.compile(rb'data-version="(\d+)"')
 CSRF = re.compile(rb'"X-CSRFToken": "([^"]+)"')
 
 
 class Recorder:
+    """What ``raw_stream`` reports: a refusal's status is kept, not printed."""
+
+    def __init__(self) -> None:
+        self.refused = ""
+
     def error(self, kind: str, what: str) -> None:
-        print(f"  {kind}: {what}", file=sys.stderr)
+        self.refused = what
 
     def ok(self, kind: str, ms: float) -> None:
         pass
@@ -73,6 +80,7 @@ class Tree:
             "TAP_LIMIT_PER_MINUTE": "0",
             "DJANGO_SETTINGS_MODULE": "toepen_site.settings",
             "LOG_LEVEL": "WARNING",
+            "TRUSTED_PROXY_COUNT": "1",  # the clients by X-Forwarded-For, as nginx writes it
         }
         self.manage("migrate", "--noinput", "-v0")
         self.tables = json.loads(self.manage("shell", "-c", SETUP).strip().splitlines()[-1])
@@ -134,22 +142,34 @@ class Tree:
 
 
 class Held:
-    """A stream read until cancelled: the versions it holds, each with when it came."""
+    """A stream read until cancelled: the versions it holds, each with when it came; ``refused``
+    the status it was refused with (the bound per client: 429)."""
 
     def __init__(self) -> None:
         self.came: dict[int, float] = {}
         self.changed = asyncio.Event()
+        self.ended = False
+        self.refused = ""
 
     async def hold(self, port: int, path: str, headers: dict[str, str]) -> None:
-        with contextlib.suppress(OSError, asyncio.IncompleteReadError, ValueError):
-            async for event in raw_stream("127.0.0.1", port, path, headers, Recorder()):
-                if (event["id"] or "").isdigit():
-                    self.came[int(event["id"])] = time.perf_counter()
-                    self.changed.set()
+        recorder = Recorder()
+        try:
+            with contextlib.suppress(OSError, asyncio.IncompleteReadError, ValueError):
+                async for event in raw_stream("127.0.0.1", port, path, headers, recorder):
+                    if (event["id"] or "").isdigit():
+                        self.came[int(event["id"])] = time.perf_counter()
+                        self.changed.set()
+        finally:
+            self.refused = recorder.refused
+            self.ended = True
+            self.changed.set()
 
     async def until(self, version: int, timeout: float) -> float:
+        """When ``version`` came; 0 for a stream that ended without it (refused)."""
         deadline = time.perf_counter() + timeout
         while version not in self.came:
+            if self.ended:
+                return 0.0
             self.changed.clear()
             left = deadline - time.perf_counter()
             if left <= 0:
@@ -171,14 +191,20 @@ async def run(trees: list[Tree], streams: int, changes: int) -> dict[str, dict[s
         floods[tree.label] = [Held() for _ in range(streams)]
         for n, held in enumerate(floods[tree.label]):
             path = _stream_path(a, n if n % 2 == 0 else None)
-            cookie = {"Cookie": f"sessionid=nep-{n}"} if n % 2 else {}
-            tasks.append(asyncio.create_task(held.hold(tree.port, path, cookie)))
+            headers = {"X-Forwarded-For": FLOODER}
+            if n % 2:
+                headers["Cookie"] = f"sessionid=nep-{n}"
+            tasks.append(asyncio.create_task(held.hold(tree.port, path, headers)))
         watchers[tree.label] = Held()
-        tasks.append(asyncio.create_task(watchers[tree.label].hold(tree.port, _stream_path(b), {})))
+        other = {"X-Forwarded-For": VIEWER}
+        tasks.append(
+            asyncio.create_task(watchers[tree.label].hold(tree.port, _stream_path(b), other))
+        )
     for tree in trees:  # every stream open and holding the version it was opened at
         await watchers[tree.label].until(tree.tables[1]["version"], 300)
         for held in floods[tree.label]:
             await held.until(tree.tables[0]["version"], 300)
+    refused = {t.label: sum(1 for h in floods[t.label] if h.refused) for t in trees}
     found: dict[str, dict[str, list]] = {
         t.label: {"other": [], "flood": [], "cpu": []} for t in trees
     }
@@ -198,6 +224,8 @@ async def run(trees: list[Tree], streams: int, changes: int) -> dict[str, dict[s
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
+    for label, count in refused.items():
+        found[label]["refused"] = [count]
     return found
 
 
@@ -256,10 +284,13 @@ def main() -> int:
         f"\n{args.streams} streams on table A (half ?n=…, half made-up cookies), one viewer of "
         f"table B; {args.changes} changes each; medians (load {os.getloadavg()[0]:.1f}):"
     )
-    print(f"  {'':12} {'B viewer late s':>16} {'all of A s':>12} {'server CPU s/change':>20}")
+    print(
+        f"  {'':16} {'B viewer late s':>16} {'all of A s':>12} {'server CPU s/change':>20}"
+        f" {'refused':>8}"
+    )
     for label, figures in found.items():
         other, flood, cpu = (statistics.median(figures[k]) for k in ("other", "flood", "cpu"))
-        print(f"  {label:12} {other:16.3f} {flood:12.3f} {cpu:20.3f}")
+        print(f"  {label:16} {other:16.3f} {flood:12.3f} {cpu:20.3f} {figures['refused'][0]:8}")
     return 0
 
 
