@@ -68,8 +68,10 @@ async def run(function: Callable[..., T], *args: Any) -> T:
 @dataclass(frozen=True)
 class Ask:
     """A part as its streams ask for it: ``key`` is what its drawings are kept by (the part in
-    one spelling, the host, the language, the audience: ``scoring/push/audiences.py``), never
-    the bytes of a request; ``meta`` and ``cookie`` are what it is drawn with."""
+    one spelling, the scheme, the language, the audience: ``scoring/push/audiences.py``), never
+    the bytes of a request; ``meta`` and the audience's cookie are what it is drawn with. The
+    host is not in the key: it is one the site allows (else the stream was a 400), and a pushed
+    part names no absolute URL, while its port is any number a client writes."""
 
     path: str
     language: str
@@ -78,14 +80,8 @@ class Ask:
 
     @property
     def key(self) -> tuple[str, ...]:
-        host = dict(self.meta)
-        return (
-            self.path,
-            host.get("HTTP_HOST", ""),
-            host.get("wsgi.url_scheme", ""),
-            self.language,
-            self.audience.key,
-        )
+        scheme = dict(self.meta).get("wsgi.url_scheme", "")
+        return (self.path, scheme, self.language, self.audience.key)
 
 
 def ask(request: HttpRequest, path: str, audience: Audience) -> Ask:

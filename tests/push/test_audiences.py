@@ -123,3 +123,11 @@ def test_one_client_holds_at_most_its_bound_and_gets_them_back_when_they_end(set
 def test_a_client_is_its_address_and_an_ipv6_client_its_64(address, client):
     request = RequestFactory().get("/stroom/", REMOTE_ADDR=address)
     assert views.client_of(request) == client
+
+
+def test_a_drawing_is_not_kept_by_the_port_a_client_writes_in_its_host():
+    asks = [
+        fragments.ask(RequestFactory().get("/stroom/", HTTP_HOST=host), "/p/", audiences.PUBLIC)
+        for host in ("testserver", "testserver:1", "testserver:2")
+    ]
+    assert len({asked.key for asked in asks}) == 1
