@@ -11,7 +11,8 @@ itself once (it could not be drawn here: the link was revoked, the game thrown a
 One client (an address; an IPv6 network's /64) holds at most ``PUSH_STREAMS_PER_CLIENT``
 streams open in a process; one more is refused with 429 before anything is read for it, and
 the page polls as after any failed stream (static/js/poll.js). docs/decisions.md ("push")
-says why the bound is where it is."""
+says why the bound is where it is. Likewise at most ``VARIANTS`` spellings of one part (its
+query values) are drawn at once for a language and audience."""
 
 from __future__ import annotations
 
@@ -78,6 +79,59 @@ class Slots:
 
 slots = Slots()
 
+# The spellings of one part (its query values: a TV's ``?tv=1``, a page of earlier rounds'
+# ``?tot=``, an evening's ``?pagina=``) drawn at once for one language and audience: each is a
+# drawing of every change, and any client can write a thousand. Beyond these, a new one is
+# refused (429) while they are open, and its page polls.
+VARIANTS = 8
+
+
+class Variants:
+    """The spellings of each part that open streams show, counted while they are open."""
+
+    def __init__(self) -> None:
+        self.held: dict[tuple[str, ...], dict[str, int]] = {}
+        self._lock = threading.Lock()
+
+    def take(self, part: tuple[str, ...], spelling: str) -> Callable[[], None] | None:
+        with self._lock:
+            shown = self.held.get(part, {})
+            if spelling not in shown and len(shown) >= VARIANTS:
+                return None
+            shown[spelling] = shown.get(spelling, 0) + 1
+            self.held[part] = shown
+        released = False
+
+        def release() -> None:
+            nonlocal released
+            with self._lock:
+                if released:
+                    return
+                released = True
+                shown = self.held[part]
+                shown[spelling] -= 1
+                if not shown[spelling]:
+                    del shown[spelling]
+                if not shown:
+                    del self.held[part]
+
+        return release
+
+
+variants = Variants()
+
+
+def _nothing() -> None:
+    pass
+
+
+def _both(first: Callable[[], None], second: Callable[[], None]) -> Callable[[], None]:
+    def both() -> None:
+        first()
+        second()
+
+    return both
+
 
 def client_of(request: HttpRequest) -> str:
     """The client a stream is counted for: the address the login limit counts (the site's
@@ -132,6 +186,7 @@ async def _stream(request: HttpRequest, release: Callable[[], None]) -> HttpResp
         return _refused(404)
     hub = listener.hub()
     queue = hub.subscribe(topic)
+    variant = _nothing
     try:
         # After LISTEN: a change committed after the version read below is in the queue.
         if not await hub.ready(timeout=5):
@@ -144,15 +199,22 @@ async def _stream(request: HttpRequest, release: Callable[[], None]) -> HttpResp
             name, reverse(match.view_name, kwargs=match.kwargs), path.partition("?")[2]
         )
         asked = fragments.ask(request, part, whom)
+        taken = variants.take((part.partition("?")[0], *asked.key[1:]), part)
+        if taken is None:
+            raise _Refuse(429)
+        variant = taken
         first = await fragments.drawings.part(asked, current)
         if first.status != 200:
             raise _Refuse(first.status if first.status >= 400 else 403)
     except _Refuse as refusal:
+        variant()
         hub.unsubscribe(topic, queue)
         return _refused(refusal.status)
     except BaseException:
+        variant()
         hub.unsubscribe(topic, queue)
         raise
+    release = _both(release, variant)
     last = request.headers.get("Last-Event-ID") or request.GET.get("last", "")
     events = _events(asked, topic, queue, hub, current, first, last, release)
     # What the stream holds is let go when it ends, and also when it never started (its client

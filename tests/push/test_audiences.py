@@ -131,3 +131,19 @@ def test_a_drawing_is_not_kept_by_the_port_a_client_writes_in_its_host():
         for host in ("testserver", "testserver:1", "testserver:2")
     ]
     assert len({asked.key for asked in asks}) == 1
+
+
+def test_at_most_8_spellings_of_a_part_are_drawn_at_once_and_each_is_let_go_with_its_streams():
+    variants = views.Variants()
+    part = ("/kijk/x/", "http", "nl", "public")
+    held = [variants.take(part, f"/kijk/x/?tot={n}") for n in range(1, 9)]
+    assert None not in held
+    assert variants.take(part, "/kijk/x/?tot=9") is None  # one spelling too many
+    again = variants.take(part, "/kijk/x/?tot=1")  # a spelling drawn already: no new drawing
+    assert again is not None
+    assert variants.take(("/kijk/y/", "http", "nl", "public"), "/kijk/y/") is not None
+    for release in held:
+        release()
+    again()
+    assert variants.take(part, "/kijk/x/?tot=9") is not None
+    assert list(variants.held[part]) == ["/kijk/x/?tot=9"]
