@@ -96,7 +96,9 @@ class Variants:
     def take(self, part: tuple[str, ...], spelling: str) -> Callable[[], None] | None:
         with self._lock:
             shown = self.held.get(part, {})
-            if spelling not in shown and len(shown) >= VARIANTS:
+            # The part without a query (the sheet, the evening's first page) is never refused:
+            # eight made-up spellings must not send a whole room to polling.
+            if spelling not in shown and spelling != part[0] and len(shown) >= VARIANTS:
                 return None
             shown[spelling] = shown.get(spelling, 0) + 1
             self.held[part] = shown

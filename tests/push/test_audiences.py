@@ -139,6 +139,7 @@ def test_at_most_8_spellings_of_a_part_are_drawn_at_once_and_each_is_let_go_with
     held = [variants.take(part, f"/kijk/x/?tot={n}") for n in range(1, 9)]
     assert None not in held
     assert variants.take(part, "/kijk/x/?tot=9") is None  # one spelling too many
+    assert variants.take(part, "/kijk/x/") is not None  # but never the sheet's own
     again = variants.take(part, "/kijk/x/?tot=1")  # a spelling drawn already: no new drawing
     assert again is not None
     assert variants.take(("/kijk/y/", "http", "nl", "public"), "/kijk/y/") is not None
@@ -146,4 +147,4 @@ def test_at_most_8_spellings_of_a_part_are_drawn_at_once_and_each_is_let_go_with
         release()
     again()
     assert variants.take(part, "/kijk/x/?tot=9") is not None
-    assert list(variants.held[part]) == ["/kijk/x/?tot=9"]
+    assert list(variants.held[part]) == ["/kijk/x/", "/kijk/x/?tot=9"]
