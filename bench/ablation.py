@@ -166,8 +166,14 @@ def measure(config: str, cycles: int, tables_count: int) -> dict[str, Any]:
     for step in range(cycles + warm):
         table = tables[step % len(tables)]
         tap(table, step)
-        draw = (table["viewer"], settings.LANGUAGE_CODE, "", str(table["version"]))
-        part = timed("push draw", step, fragments.draw, {"HTTP_HOST": "testserver"}, *draw)
+        if hasattr(fragments, "Ask"):  # since the audiences (scoring/push/audiences.py)
+            from scoring.push.audiences import PUBLIC
+
+            meta = (("HTTP_HOST", "testserver"),)
+            draw = (fragments.Ask(table["viewer"], settings.LANGUAGE_CODE, PUBLIC, meta),)
+        else:
+            draw = ({"HTTP_HOST": "testserver"}, table["viewer"], settings.LANGUAGE_CODE, "")
+        part = timed("push draw", step, fragments.draw, *draw, str(table["version"]))
         assert part.status == 200, part.status
         for i, viewer in enumerate(table["viewers"]):
             response = timed("poll 200", step, viewer.get, table["viewer"], HTTP_HX_REQUEST="true",

@@ -225,16 +225,16 @@ def main() -> int:
                 from scoring.push.audiences import PUBLIC
 
                 asked = fragments.Ask(table["viewer"], "en", PUBLIC, (("HTTP_HOST", "testserver"),))
-                args = (asked, str(table["version"]))
+                drawn_with = (asked, str(table["version"]))
             else:
-                args = (
+                drawn_with = (
                     {"HTTP_HOST": "testserver"},
                     table["viewer"],
                     "en",
                     "",
                     str(table["version"]),
                 )
-            part = timed("push draw", measured, fragments.draw, *args)
+            part = timed("push draw", measured, fragments.draw, *drawn_with)
             assert part.status == 200, part.status
 
     print(f"\n{args.label}: {args.taps} taps on {len(tables)} tables; CPU ms per request")
