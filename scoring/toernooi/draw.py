@@ -181,15 +181,18 @@ def most_meetings_bound(
     sizes: Sequence[int],
     series: int,
     met: Mapping[tuple[P, P], int] | None = None,
+    played: Iterable[Sequence[Sequence[P]]] = (),
 ) -> int:
     """At least this many times some pair of ``players`` will have sat at one table, over the
-    series already played (``met``) and ``series`` more at tables of ``sizes``, counting seats
-    alone.
+    series already played (``met``; ``played``, their tables, where known) and ``series`` more
+    at tables of ``sizes``, counting seats alone.
 
     The smallest ``m`` at or above the most any pair has met already for which the pairs can
     take the meetings planned without any pair going above ``m``: all pairs together (each
     takes ``m`` less what it has met), and each player (who sits with at least the smallest
-    table's others each series) with the others they can still meet.
+    table's others each series) with the others they can still meet; and the pairs that any two
+    series must share (``overlap_bound``: 13 players over 2 series share 4, so some pair meets
+    twice though 78 pairs could take the 44 meetings).
 
     >>> most_meetings_bound(range(13), [5, 4, 4], 4)  # 88 meetings for 78 pairs
     2
@@ -210,14 +213,79 @@ def most_meetings_bound(
     each = series * (min(sizes) - 1)
     pairs = n * (n - 1) // 2
     most = max(max(counts.values(), default=0), 1)
+    # The (pair, two series) that must be shared (``overlap_bound``) against the most the
+    # meetings can share without a pair above ``most``: as many pairs as can at ``most``.
+    shared = _overlaps(counts, sizes, series, played, present)
+    total = planned + sum(counts.values())
     while True:
         room = (pairs - len(counts)) * most + sum(most - t for t in counts.values() if t < most)
-        if room >= planned and all(
-            (n - 1 - len(times)) * most + sum(most - t for t in times if t < most) >= each
-            for times in seen.values()
+        at_most, rest = divmod(total, most)
+        if (
+            room >= planned
+            and at_most * most * (most - 1) // 2 + rest * (rest - 1) // 2 >= shared
+            and all(
+                (n - 1 - len(times)) * most + sum(most - t for t in times if t < most) >= each
+                for times in seen.values()
+            )
         ):
             return most
         most += 1
+
+
+def overlap_bound(
+    players: Sequence[P],
+    sizes: Sequence[int],
+    series: int,
+    most: int,
+    met: Mapping[tuple[P, P], int] | None = None,
+    played: Iterable[Sequence[Sequence[P]]] = (),
+) -> int:
+    """At least this many extra meetings over the series already played (``met``; ``played``,
+    their tables, where known) and ``series`` more at tables of ``sizes`` for ``players``, if no
+    pair meets more than ``most`` times: counting the pairs that any two series share.
+
+    Two series of the same players share pairs: the players of a table of the one are spread
+    over the tables of the other, at best evenly over the cells of the two series' tables (13
+    players in the nine cells of 5+4+4 against 5+4+4: four cells hold two, so four pairs sit
+    together in both). A pair that meets ``m`` times is shared by m(m - 1)/2 pairs of series
+    and makes m - 1 extra meetings, at least 2/``most`` of that count.
+
+    >>> overlap_bound(range(13), [5, 4, 4], 4, most=2)  # 6 pairs of series, 4 pairs each
+    24
+    """
+    present = list(dict.fromkeys(players))
+    shared = _overlaps(_present_counts(present, met), sizes, series, played, present)
+    return -(-2 * shared // max(most, 1))
+
+
+def _overlaps(
+    counts: Mapping[tuple[P, P], int],
+    sizes: Sequence[int],
+    series: int,
+    played: Iterable[Sequence[Sequence[P]]] = (),
+    present: Sequence[P] = (),
+) -> int:
+    """The fewest (pair, two series) in which the pair sat together in both: those already
+    played (``counts``, among the players present), those each planned series must share with
+    each series ``played`` before, and those the ``series`` planned must share among them."""
+    here = set(present)
+    with_played = 0
+    for tables in played:
+        seated = [sum(1 for p in table if p in here) for table in tables]
+        with_played += _spread(sum(seated), sum(1 for n in seated if n) * len(sizes))
+    return (
+        sum(t * (t - 1) // 2 for t in counts.values())
+        + series * with_played
+        + series * (series - 1) // 2 * _spread(sum(sizes), len(sizes) ** 2)
+    )
+
+
+def _spread(players: int, cells: int) -> int:
+    """The fewest pairs in one cell when ``players`` are spread over ``cells``: evenly."""
+    if not cells:
+        return 0
+    each, over = divmod(players, cells)
+    return over * (each + 1) * each // 2 + (cells - over) * each * (each - 1) // 2
 
 
 def _present_counts(
@@ -240,7 +308,9 @@ class Draw:
     evaluations: int = 0  # swap evaluations the search spent
     planned: int = 1  # the series planned together: this one and those after it
     extra_meetings: int = 0  # of the plan: earlier series and planned ones, among these players
-    lower_bound: int = 0  # the fewest extra meetings any plan of as many series could have
+    # The fewest extra meetings any plan of as many series could have with no pair above
+    # ``most_bound``: ``lower_bound`` or ``overlap_bound``, the higher.
+    lower_bound: int = 0
     most_meetings: int = 0  # of the plan: the most times one pair sits together
     most_bound: int = 0  # the fewest most meetings any plan of as many series could have
 
@@ -253,9 +323,12 @@ def draw_tables(
     rng: random.Random,
     series_left: int = 1,
     budget: int = BUDGET,
+    played: Sequence[Sequence[Sequence[P]]] = (),
 ) -> Draw:
     """Seat ``players`` at tables for this series, planning it with the ``series_left - 1``
-    series after it, knowing ``met`` (``pair(a, b)`` → times met in the earlier series).
+    series after it, knowing ``met`` (``pair(a, b)`` → times met in the earlier series) and,
+    where given, ``played``, the earlier series' tables (``met`` is ``meetings(played)``): with
+    them the search knows sooner when it cannot do better (``overlap_bound``).
 
     ``players`` must be in a fixed order (e.g. sorted ids) for a seed to reproduce a draw."""
     if len(set(players)) != len(players):
@@ -268,8 +341,11 @@ def draw_tables(
     for (a, b), times in (met or {}).items():
         if a in index and b in index and a != b and times > 0:
             matrix[index[a]][index[b]] = matrix[index[b]][index[a]] = times
-    bound = lower_bound(players, sizes, planned, met)
-    most_bound = most_meetings_bound(players, sizes, planned, met)
+    most_bound = most_meetings_bound(players, sizes, planned, met, played)
+    bound = max(
+        lower_bound(players, sizes, planned, met),
+        overlap_bound(players, sizes, planned, most_bound, met, played),
+    )
     search = _Plan(matrix, sizes, planned, rng, most_bound)
     best, (most, cost), used = search.run(budget, (most_bound, bound))
     tables: list[list[P]] = []
