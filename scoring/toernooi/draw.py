@@ -12,8 +12,9 @@ which they sat at one table, less one, summed over the pairs that sat together m
 (``extra_meetings``; a pair together three times counts 2). Players remember "we sat together
 all four times", not a count: 13 players over 4 series can do with 14 extra meetings, but only
 with three pairs together in every series; the draw seats them so that no pair meets more than
-twice, at 24 extra meetings (no search here or elsewhere found fewer with nobody together three
-times). The **repeat pairs** are the pairs that met more than once (``repeat_pairs``).
+twice, at 24 extra meetings, the least for that (any two series of 13 share at least 4 pairs:
+``overlap_bound``). The **repeat pairs** are the pairs that met more than once
+(``repeat_pairs``).
 
 A series is not drawn on its own: the draw plans the rest of the evening at once (this series and
 the ``series_left - 1`` after it, at most ``PLAN_AHEAD``, all with the players present now) and
@@ -32,7 +33,8 @@ each meeting of a pair above ``most_meetings_bound`` (the fewest most meetings t
 seats allows), growing the further above it; the plans are compared by (most meetings, extra
 meetings), the lowest kept. The search starts again from a new greedy plan once, all within a
 fixed budget of swap evaluations, and stops early when it reaches both bounds
-(``most_meetings_bound``, then ``lower_bound``). This series' pairs that met before are reported.
+(``most_meetings_bound``, then ``lower_bound`` or ``overlap_bound`` at that most, the higher).
+This series' pairs that met before are reported.
 Seats at each table and the first dealer are then drawn by lot. The same players, history,
 number of series and seed give the same draw.
 """
@@ -52,9 +54,9 @@ MIN_TABLE = 3
 MAX_TABLE = 5
 
 # The search's budget, in swap evaluations (each a few look-ups in the meetings matrix), spent
-# only while the plan is above its bounds: about a quarter of a second of CPU for the hardest
-# small evenings (13 players over 4 series, where it never reaches the extra meetings' bound).
-# Figures in BENCHMARKS.md (bench/tournament.py).
+# only while the plan is above its bounds: about a quarter of a second of CPU for the evenings
+# where it does not reach them (10 players over 4 series at 5+5); 13 over 4 reach theirs in a
+# few hundred. Figures in BENCHMARKS.md (bench/tournament.py).
 BUDGET = 100_000
 # The search starts from a new greedy plan this many times within the budget: a plan stuck a
 # few meetings above the best is sometimes left faster that way than by searching on.
@@ -69,9 +71,9 @@ HEAT = 0.8
 # What the search adds for each meeting of a pair above the most-meetings bound, times how far
 # above it (a pair at bound + 2 weighs more than two at bound + 1); the plans themselves are
 # compared by (most meetings, extra meetings). Higher keeps the search out of plans it must pass
-# through (9 players over 4 series, 20 over 7 ended higher at 3); at 1 13 over 4 finds the plans
-# where no pair meets more than twice. Nothing is added where the bound is 1: there any meeting
-# again is already an extra meeting.
+# through (20 players over 7 series: 2 to 4 extra meetings more at 3); at 1, 13 over 4 finds
+# plans where no pair meets more than twice. Nothing is added where the bound is 1: there any
+# meeting again is already an extra meeting.
 OVER = 1
 
 
