@@ -65,13 +65,13 @@ bench-league: $(VENV)/.bench-installed
 bench-load: $(VENV)/.bench-installed
 	$(PY) bench/load.py --database-url $(BENCH_DATABASE_URL) --write BENCHMARKS.md $(LOAD_ARGS)
 
-# The toernooi: the draw's repeat pairs against a draw by lot over 610 evenings, and the standings
-# of a 100-player, 6-series tournament (played in a transaction that is rolled back). About 12 minutes.
 # The cost of one change (a tap and its drawing) beside its floor and beside 71a9134, in one run
 # (bench/change.py; BENCHMARKS.md, "The cost of a change").
 bench-change: $(VENV)/.bench-installed
 	$(PY) bench/change.py --database-url $(BENCH_DATABASE_URL) $(CHANGE_ARGS)
 
+# The toernooi: the draw's most and extra meetings against a draw by lot over 520 evenings, and the
+# standings of a 100-player, 6-series tournament (played in a transaction that is rolled back).
 bench-tournament: $(VENV)/.bench-installed
 	$(PY) bench/tournament.py --database-url $(BENCH_DATABASE_URL) --write BENCHMARKS.md
 

@@ -359,9 +359,11 @@ def evening_draw(
                 % {"count": len(players), "min": draw.MIN_TABLE}
             )
         by_id = {p.pk: p for p in players}
+        history = _history(locked)
         result = draw.draw_tables(
             list(by_id),
-            met=draw.meetings(_history(locked)),
+            met=draw.meetings(history),
+            played=history,
             preferred=locked.table_size,
             rng=random.Random(secrets.randbelow(2**31) if seed is None else seed),
         )

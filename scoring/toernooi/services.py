@@ -398,9 +398,11 @@ def _seat(series: Series, tournament: Tournament) -> None:
     if len(players) < MIN_PLAYERS:
         raise TooFewPlayers(len(players), series.number)
     by_id = {p.pk: p for p in players}
+    history = _history(tournament, series.number)
     result = draw.draw_tables(
         [p.pk for p in players],
-        met=draw.meetings(_history(tournament, series.number)),
+        met=draw.meetings(history),
+        played=history,
         preferred=tournament.table_size,
         rng=random.Random(series.seed),
         series_left=tournament.series_count - series.number + 1,  # planned with who is here

@@ -10,7 +10,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from scoring.models import Club, Player, Session, Tournament
-from scoring.toernooi.draw import extra_meetings
+from scoring.toernooi.draw import extra_meetings, most_meetings
 
 
 def simulate(*args: str) -> str:
@@ -25,6 +25,8 @@ def test_the_json_is_one_object_of_series_repeats_standings_and_final_table():
     assert set(data) == {
         "series",
         "repeat_pairs",
+        "most_meetings",
+        "most_bound",
         "extra_meetings",
         "lower_bound",
         "standings",
@@ -39,7 +41,9 @@ def test_the_json_is_one_object_of_series_repeats_standings_and_final_table():
     assert all(len(pair) == 2 and pair[0] < pair[1] for pair in data["repeat_pairs"])
     seatings = [s["tables"] for s in data["series"]]
     assert data["extra_meetings"] == extra_meetings(seatings)
-    assert data["extra_meetings"] >= data["lower_bound"] == 0  # 3 x 22 seats' pairs < 78
+    # 3 x 22 seats' pairs < 78 pairs, but any two series of 13 share 4 pairs: 3 x 4 meet twice.
+    assert data["most_meetings"] == most_meetings(seatings) >= data["most_bound"] == 2
+    assert data["extra_meetings"] >= data["lower_bound"] == 12
     rows = data["standings"]
     assert [set(r) for r in rows] == [
         {"player", "place", "table_points", "strafpunten", "series_played"}
@@ -74,6 +78,7 @@ def test_without_a_final_table_it_is_null_and_the_text_report_names_the_seed():
     assert data["final_table"] is None
     text = simulate("--players", "5", "--series", "1", "--seed", "3", "--table-size", "5")
     assert text.startswith("Seed 3")
+    assert "Meeste keren samen aan tafel: 1 (minstens 1 onvermijdelijk)" in text
     assert "Serie 1" in text
     assert "Finaletafel" in text
 
@@ -93,8 +98,10 @@ def test_draw_only_draws_what_the_played_evening_draws_without_playing():
     played = json.loads(simulate(*args, "--no-final"))
     drawn = json.loads(simulate(*args, "--draw-only"))
     assert [s["tables"] for s in drawn["series"]] == [s["tables"] for s in played["series"]]
-    assert drawn["extra_meetings"] == played["extra_meetings"] <= 16
-    assert drawn["lower_bound"] == 10
+    # Nobody sits together more than twice (judged by extra meetings alone, three pairs did in
+    # all four series), at 24 extra meetings: the least for that, any two series share 4 pairs.
+    assert drawn["most_meetings"] == played["most_meetings"] == drawn["most_bound"] == 2
+    assert drawn["extra_meetings"] == played["extra_meetings"] == drawn["lower_bound"] == 24
     assert (drawn["standings"], drawn["final_table"]) == ([], None)
     assert len(played["standings"]) == 13
     assert not Session.objects.exists()

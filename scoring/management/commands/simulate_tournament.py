@@ -7,11 +7,13 @@ the prize list. For an organiser to preview the draw, for tests, and for bench/t
 
 ``--json`` prints one object: each series' tables and how long its draw took (``draw_ms``: the
 service call, database included), the pairs that met more than once (``repeat_pairs``), the
-evening's extra meetings (``extra_meetings``, as ``scoring.toernooi.draw.extra_meetings`` counts
-them) and the fewest any draw could have had (``lower_bound``), the standings and the final
-table. ``--draw-only`` draws every series without playing its games (each table is ended
-unplayed; the draw does not look at results): the draw's figures at a fraction of the cost,
-without standings or final table.
+most series any one pair sat together (``most_meetings``) and the fewest that any draw could
+have had (``most_bound``), the evening's extra meetings (``extra_meetings``, as
+``scoring.toernooi.draw.extra_meetings`` counts them) and the fewest any draw with no pair above
+``most_bound`` could have had (``lower_bound``), the standings and the final table.
+``--draw-only`` draws every series without playing its games (each table is ended unplayed; the
+draw does not look at results): the draw's figures at a fraction of the cost, without standings
+or final table.
 
 Where it writes: in a throwaway club, inside one database transaction that is rolled back at
 the end, so the database is exactly as before (the club's own data is never touched; only
@@ -160,15 +162,19 @@ def report(tournament: Tournament, *, played: bool = True) -> dict[str, Any]:
         regular.append({"number": series.number, "tables": tables})
     players = tournament.entries.count()
     rows = tournament_selectors.tournament_standings(tournament).rows if played else []
+    # Everyone plays every series here: the bounds of the evening as it was planned.
+    sizes = draw.table_sizes(players, tournament.table_size)
+    most_bound = draw.most_meetings_bound(range(players), sizes, len(seatings))
     return {
         "series": regular,
         "repeat_pairs": [list(p) for p in draw.repeat_pairs(seatings)],
+        "most_meetings": draw.most_meetings(seatings),
+        "most_bound": most_bound,
         "extra_meetings": draw.extra_meetings(seatings),
-        # Everyone plays every series here: the bound of the evening as it was planned.
-        "lower_bound": draw.lower_bound(
-            range(players),
-            draw.table_sizes(players, tournament.table_size),
-            len(seatings),
+        # The fewest extra meetings with no pair above ``most_bound``.
+        "lower_bound": max(
+            draw.lower_bound(range(players), sizes, len(seatings)),
+            draw.overlap_bound(range(players), sizes, len(seatings), most_bound),
         ),
         "standings": [
             {
@@ -262,8 +268,13 @@ class Command(BaseCommand):
         for a, b in pairs:
             write(f"  {a} - {b}")
         write(
+            f"Meeste keren samen aan tafel: {outcome['most_meetings']}"
+            f" (minstens {outcome['most_bound']} onvermijdelijk)"
+        )
+        write(
             f"Extra ontmoetingen: {outcome['extra_meetings']}"
-            f" (minstens {outcome['lower_bound']} onvermijdelijk)"
+            f" (minstens {outcome['lower_bound']} onvermijdelijk bij hoogstens"
+            f" {outcome['most_bound']} keer samen)"
         )
         if not outcome["standings"]:
             return
