@@ -261,12 +261,18 @@ def tournament_checkin(request: HtmxHttpRequest, tournament: Tournament) -> Http
                     messages.error(request, gettext("Die speler is niet van deze club."))
                 elif action == "in":
                     checkin.tournament_check_in(
-                        tournament=tournament, players=[player], actor=request.user
+                        tournament=tournament,
+                        players=[player],
+                        joining=_shown_joining(request),
+                        actor=request.user,
                     )
                     _warn_tonight(request, tournament, {player.pk: player.name})
                 else:
                     done = corrections.tournament_check_out(
-                        tournament=tournament, player=player, actor=request.user
+                        tournament=tournament,
+                        player=player,
+                        joining=_shown_joining(request),
+                        actor=request.user,
                     )
                     if done == corrections.UNDONE:
                         messages.success(
@@ -291,6 +297,15 @@ def tournament_checkin(request: HtmxHttpRequest, tournament: Tournament) -> Http
     if request.htmx:
         return render(request, "scoring/toernooi/checkin.html#checkin", context)
     return render(request, "scoring/toernooi/checkin.html", context)
+
+
+def _shown_joining(request: HttpRequest) -> int | None:
+    """The series the check-in page said a check-in joins (its toggles send it); a form
+    without it acts on the tournament as it is now."""
+    text = request.POST.get("joining", "").strip()
+    if not text:
+        return None
+    return int(text) if text.isdigit() and len(text) < 4 else 0  # 0: no series'
 
 
 def _walk_in_question(tournament: Tournament, typed: str, player: Player) -> dict[str, Any]:

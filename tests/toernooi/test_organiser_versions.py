@@ -202,3 +202,30 @@ def test_a_close_from_a_page_that_showed_another_state_names_the_table_that_chan
     org.post(url, hidden(response, "seen"))
     late = club_admin_client.post(url, hidden(page, "seen"), follow=True)
     assert messages_of(late) == ["Serie 1 is al afgesloten (door een andere organisator?)."]
+
+
+# --- check-in --------------------------------------------------------------------------------
+
+
+def test_a_check_in_from_a_page_that_said_another_series_is_refused(
+    org, club_admin_client, club, players
+):
+    tournament = tournaments.tournament_create(club=club, name="Wintertoernooi", series_count=3)
+    checkin.tournament_check_in(tournament=tournament, players=players[:4])
+    url = reverse("tournament_checkin", args=[tournament.pk])
+    page = org.get(url)  # nothing drawn: a check-in plays from series 1
+    series = tournaments.series_draw(tournament=tournament, expected_number=1, seed=3)
+    tournaments.series_start(series=series)  # the other organiser, meanwhile
+    late = org.post(url, {"in": players[4].pk, **hidden(page, "joining")}, follow=True)
+    assert messages_of(late) == [
+        "Intussen is er een serie begonnen of geloot: wie je nu aan- of afmeldt, telt vanaf"
+        " serie 2, niet vanaf serie 1 zoals de pagina zei. Er is niets veranderd: kijk het na"
+        " en tik opnieuw."
+    ]
+    assert not tournament.entries.filter(player=players[4]).exists()
+    out = org.post(url, {"out": players[0].pk, **hidden(page, "joining")}, follow=True)
+    assert messages_of(out)[0].startswith("Intussen is er een serie begonnen of geloot")
+    assert tournament.entries.get(player=players[0]).withdrawn_after is None
+    # Tapped again on the page as it is now: checked in, from series 2.
+    org.post(url, {"in": players[4].pk, **hidden(late, "joining")})
+    assert tournament.entries.get(player=players[4]).from_series == 2
