@@ -569,7 +569,8 @@ def series_finish(request: HttpRequest, tournament: Tournament, number: int) -> 
             "step": f"series-{series.number}",
             "series_list": list(tournament.series.order_by("number")),
         }
-        return render(request, "scoring/toernooi/close_check.html", context, status=409)
+        # A question, not a failure: the page asks once, with the tables named.
+        return render(request, "scoring/toernooi/close_check.html", context)
     except ServiceError as error:
         refused(request, error)
     else:
