@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from scoring.lei import akkoord
 from scoring.models import Club, Series, Session
-from scoring.toernooi import checkin
+from scoring.toernooi import checkin, closing
 from scoring.toernooi import services as tournaments
 from scoring.toernooi.selectors import tournament_standings
 from tests.builders import play_out
@@ -229,3 +229,14 @@ def test_a_check_in_from_a_page_that_said_another_series_is_refused(
     # Tapped again on the page as it is now: checked in, from series 2.
     org.post(url, {"in": players[4].pk, **hidden(late, "joining")})
     assert tournament.entries.get(player=players[4]).from_series == 2
+
+
+def test_a_draw_of_the_next_series_does_not_close_over_a_waiting_table_either(club, players):
+    agreed_only(club)
+    series = started(club, players)
+    play_out(series.tables.get().session)
+    with pytest.raises(closing.SeriesWaiting, match="tafel 1: wacht op akkoord"):
+        tournaments.series_draw(tournament=series.tournament, expected_number=2, seed=4)
+    series.refresh_from_db()
+    assert series.state == Series.State.RUNNING
+    assert series.tournament.series.count() == 1
