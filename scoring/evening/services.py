@@ -300,7 +300,9 @@ def guest_refuse(*, evening: Evening, player_id: int) -> None:
         _drop_guest(entry.player)
 
 
-def checkin_sign_out(*, evening: Evening, player_id: int) -> tuple[Player, bool]:
+def checkin_sign_out(
+    *, evening: Evening, player_id: int, entry_id: int | None = None
+) -> tuple[Player, bool]:
     """A player checked in by mistake, or gone home: off the evening's list, so the next draw
     does not seat them. A table they sit at already keeps them (that game is theirs). A guest
     still waiting is refused instead (``guest_refuse``); a toernooi signs out on its own page.
@@ -309,7 +311,10 @@ def checkin_sign_out(*, evening: Evening, player_id: int) -> tuple[Player, bool]
     played goes from the club with it, as a refused guest does: kept, the mistake would be
     offered again at every check-in of the club. Also True in the answer when they went. A
     guest who checked in on their own phone stays: their name is as they typed it, and they
-    asked to be shown by initials, which a new walk-in of that name would not be."""
+    asked to be shown by initials, which a new walk-in of that name would not be.
+
+    ``entry_id``: the check-in the organiser's page showed; one made since (signed out and in
+    again meanwhile, by another organiser or the player's phone) is not signed out unseen."""
     with transaction.atomic():
         locked = _lock(evening)
         if locked.tournament is not None:
@@ -317,6 +322,14 @@ def checkin_sign_out(*, evening: Evening, player_id: int) -> tuple[Player, bool]
                 _("Bij een toernooi meld je iemand af op de pagina van het toernooi.")
             )
         entry = _entry(locked, player_id, pending=False)
+        if entry_id is not None and entry.pk != entry_id:
+            raise CheckinError(
+                _(
+                    "%(name)s heeft zich intussen opnieuw aangemeld. Er is niets veranderd:"
+                    " meld %(name)s opnieuw af als dat moet."
+                )
+                % {"name": entry.player.name}
+            )
         entry.delete()
         player = entry.player
         typed_tonight = (

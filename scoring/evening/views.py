@@ -202,9 +202,13 @@ def evening_guest(request: HttpRequest, evening: Evening) -> HttpResponse:
 def evening_sign_out(request: HttpRequest, evening: Evening) -> HttpResponse:
     """A player checked in by mistake, or gone home: out of the next draws."""
     player_id = _posted_id(request, "player")
+    # The check-in the page showed (none: the one there is now).
+    entry_id = _posted_id(request, "entry") if "entry" in request.POST else None
 
     def write() -> str:
-        player, dropped = services.checkin_sign_out(evening=evening, player_id=player_id)
+        player, dropped = services.checkin_sign_out(
+            evening=evening, player_id=player_id, entry_id=entry_id
+        )
         if dropped:
             return gettext(
                 "%(name)s is afgemeld. Deze gast was vanavond nieuw en had nog niet gespeeld,"

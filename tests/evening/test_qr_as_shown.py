@@ -9,7 +9,7 @@ import re
 from django.urls import reverse
 
 from scoring.evening import services
-from scoring.models import Evening
+from scoring.models import Evening, EveningPlayer, Player
 
 
 def shown_qr(page) -> dict[str, str]:
@@ -56,3 +56,23 @@ def test_closing_the_qr_names_the_guests_still_waiting(org, evening):
         "Nog te bevestigen: Piet Nieuw (aangemeld vóór het sluiten).",
         "De aanmeld-QR is gesloten.",
     ]
+
+
+def test_a_sign_out_from_a_page_read_before_the_player_came_back_is_refused(
+    org, club_admin_client, evening, club
+):
+    bas = Player.objects.create(club=club, name="Bas Bakker")
+    services.checkin_by_organiser(evening=evening, name="Bas Bakker")
+    page = org.get(reverse("evening_page", args=[evening.pk]))
+    entry = re.search(r'name="entry" value="(\d+)"', page.content.decode()).group(1)
+    url = reverse("evening_sign_out", args=[evening.pk])
+    club_admin_client.post(url, {"player": bas.pk})  # the other organiser, meanwhile
+    services.checkin_by_phone(
+        evening=evening, token=evening.checkin_token, player_id=str(bas.pk), phone="p1"
+    )  # and Bas checks in again on his phone
+    late = org.post(url, {"player": bas.pk, "entry": entry}, follow=True)
+    assert messages_of(late) == [
+        "Bas Bakker heeft zich intussen opnieuw aangemeld. Er is niets veranderd: meld Bas"
+        " Bakker opnieuw af als dat moet."
+    ]
+    assert EveningPlayer.objects.filter(evening=evening, player=bas).exists()
