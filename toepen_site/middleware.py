@@ -1,19 +1,25 @@
 """For every app server behind the proxy: the tablet URLs' body limit, gzip minding BREACH, the
-client's address and what django-axes counts a failed login by.
+client's address and what django-axes counts a failed login by, and a lost database
+connection answered as a moment's trouble (503), not a server error.
 
 The Content-Security-Policy is django-csp's, configured in ``settings.py``.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 
 from django.conf import settings
+from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.middleware.gzip import GZipMiddleware as DjangoGZipMiddleware
 from django.urls import Resolver404, resolve
 from django.utils import translation
+from django.utils.cache import patch_cache_control
 from django.utils.translation import gettext
+
+logger = logging.getLogger(__name__)
 
 
 class TapBodyLimitMiddleware:
@@ -182,3 +188,39 @@ class GZipMiddleware(DjangoGZipMiddleware):
         if getattr(response, "no_compression", False):
             return response
         return super().process_response(request, response)
+
+
+class DatabaseGoneMiddleware:
+    """A 503 with ``Retry-After`` in the person's language for a request whose database
+    connection was lost mid-way (PostgreSQL restarted or failed over, the connection ended by
+    the server): django.db's ``OperationalError`` or ``InterfaceError``, not a 500.
+
+    What a write does it does inside a transaction, so a lost connection stored nothing or the
+    whole write: the same request again is safe, and the tablet's outbox (static/js/lei.js)
+    sends a tap again on any 5xx with its key, which stores it once. Django replaces the broken
+    connection when the request ends (``CONN_HEALTH_CHECKS``), so the retry finds a new one.
+    Other errors stay 500s: a bug must not look like a moment's trouble."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not isinstance(exception, OperationalError | InterfaceError):
+            return None
+        logger.warning(
+            "database connection lost: %s %s", request.method, request.path, exc_info=True
+        )
+        text = gettext(
+            "De verbinding met de database viel even weg. Er is niets dubbel opgeslagen:"
+            " probeer het over een paar seconden nog eens (de tablet doet dat zelf)."
+        )
+        response = HttpResponse(text, status=503, content_type="text/plain; charset=utf-8")
+        response["Retry-After"] = str(DATABASE_RETRY_SECONDS)
+        patch_cache_control(response, no_store=True)
+        return response
+
+
+DATABASE_RETRY_SECONDS = 2  # a restart or failover takes a few seconds

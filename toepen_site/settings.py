@@ -87,6 +87,9 @@ MIDDLEWARE = [
     "scoring.lei.outbox.signed_out_mark",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # A database connection lost mid-request is a 503 with Retry-After, in the person's
+    # language (after LocaleMiddleware), not a 500: toepen_site.middleware.DatabaseGoneMiddleware.
+    "toepen_site.middleware.DatabaseGoneMiddleware",
     # Last, as django-axes asks: it answers a locked-out login with 429.
     "axes.middleware.AxesMiddleware",
 ]

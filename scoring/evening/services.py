@@ -13,6 +13,7 @@ cannot fill the evening; the organiser sees which phone checked in whom.
 from __future__ import annotations
 
 import datetime
+import hashlib
 import random
 import secrets
 from collections import defaultdict
@@ -142,18 +143,57 @@ def _lock(evening: Evening) -> Evening:
     )
 
 
-def checkin_close(*, evening: Evening) -> Evening:
+class QrChanged(CheckinError):
+    """The organiser's page showed another QR than there is now (another organiser closed,
+    opened or replaced it): acting on it would undo what they did without a word."""
+
+    def __init__(self, evening: Evening, shown: str) -> None:
+        if evening.checkin_token is None:
+            text = _(
+                "Intussen is de aanmeld-QR gesloten (door een andere organisator?). Er is niets"
+                " veranderd: open hem opnieuw als dat moet."
+            )
+        elif not shown:
+            text = _(
+                "Intussen is de aanmeld-QR al geopend, met een nieuwe code. Er is niets"
+                " veranderd: dit scherm toont nu die code."
+            )
+        else:
+            text = _(
+                "Intussen is de aanmeld-QR al vervangen door een nieuwe code (door een andere"
+                " organisator?). Er is niets veranderd: dit scherm toont nu die code."
+            )
+        super().__init__(text)
+
+
+def qr_seen(evening: Evening) -> str:
+    """The QR as a page shows it, for its forms: "" while closed, else a short fingerprint of
+    the code (the form need not carry the secret itself)."""
+    token = evening.checkin_token
+    return "" if not token else hashlib.sha256(token.encode()).hexdigest()[:12]
+
+
+def _as_shown(locked: Evening, shown: str | None) -> None:
+    if shown is not None and shown != qr_seen(locked):
+        raise QrChanged(locked, shown)
+
+
+def checkin_close(*, evening: Evening, shown: str | None = None) -> Evening:
+    """Close the QR; ``shown``: the QR as the organiser's page showed it (``qr_seen``)."""
     with transaction.atomic():
         locked = _lock(evening)
+        _as_shown(locked, shown)
         locked.checkin_token = None
         locked.save(update_fields=["checkin_token"])
     return locked
 
 
-def checkin_rotate(*, evening: Evening) -> Evening:
-    """A new QR (the old one answers that it no longer works); also opens a closed one."""
+def checkin_rotate(*, evening: Evening, shown: str | None = None) -> Evening:
+    """A new QR (the old one answers that it no longer works); also opens a closed one.
+    ``shown``: as for ``checkin_close``, so that two organisers do not replace each other's."""
     with transaction.atomic():
         locked = _lock(evening)
+        _as_shown(locked, shown)
         locked.checkin_token = new_checkin_token()
         locked.save(update_fields=["checkin_token"])
     return locked
@@ -260,7 +300,9 @@ def guest_refuse(*, evening: Evening, player_id: int) -> None:
         _drop_guest(entry.player)
 
 
-def checkin_sign_out(*, evening: Evening, player_id: int) -> tuple[Player, bool]:
+def checkin_sign_out(
+    *, evening: Evening, player_id: int, entry_id: int | None = None
+) -> tuple[Player, bool]:
     """A player checked in by mistake, or gone home: off the evening's list, so the next draw
     does not seat them. A table they sit at already keeps them (that game is theirs). A guest
     still waiting is refused instead (``guest_refuse``); a toernooi signs out on its own page.
@@ -269,7 +311,10 @@ def checkin_sign_out(*, evening: Evening, player_id: int) -> tuple[Player, bool]
     played goes from the club with it, as a refused guest does: kept, the mistake would be
     offered again at every check-in of the club. Also True in the answer when they went. A
     guest who checked in on their own phone stays: their name is as they typed it, and they
-    asked to be shown by initials, which a new walk-in of that name would not be."""
+    asked to be shown by initials, which a new walk-in of that name would not be.
+
+    ``entry_id``: the check-in the organiser's page showed; one made since (signed out and in
+    again meanwhile, by another organiser or the player's phone) is not signed out unseen."""
     with transaction.atomic():
         locked = _lock(evening)
         if locked.tournament is not None:
@@ -277,6 +322,14 @@ def checkin_sign_out(*, evening: Evening, player_id: int) -> tuple[Player, bool]
                 _("Bij een toernooi meld je iemand af op de pagina van het toernooi.")
             )
         entry = _entry(locked, player_id, pending=False)
+        if entry_id is not None and entry.pk != entry_id:
+            raise CheckinError(
+                _(
+                    "%(name)s heeft zich intussen opnieuw aangemeld. Er is niets veranderd:"
+                    " meld %(name)s opnieuw af als dat moet."
+                )
+                % {"name": entry.player.name}
+            )
         entry.delete()
         player = entry.player
         typed_tonight = (

@@ -80,6 +80,7 @@ def evening_page(request: HttpRequest, evening: Evening) -> HttpResponse:
         return private_response(render(request, "scoring/evening/evening.html#board", context))
     # The draw's form is outside the polled board: its query is the full page's only.
     context["next_round"] = services.next_round(evening)
+    context["qr_seen"] = services.qr_seen(evening)
     if evening.checkin_token:
         url = request.build_absolute_uri(reverse("checkin_phone", args=[evening.checkin_token]))
         context.update(checkin_url=url, qr=qr_svg(url, gettext("Aanmelden")))
@@ -120,13 +121,23 @@ def evening_qr(request: HttpRequest, evening: Evening) -> HttpResponse:
     """Close the QR (nobody checks in on a phone any more) or rotate it (a new code; the old
     one, photographed and shared, stops working); rotating opens a closed one."""
     action = request.POST.get("action")
+    shown = request.POST.get("qr")  # the QR as the page showed it (services.qr_seen)
+    shown = shown.strip()[:20] if isinstance(shown, str) else None
 
     def write() -> str:
         if action == "close":
-            services.checkin_close(evening=evening)
+            services.checkin_close(evening=evening, shown=shown)
+            # What the close leaves behind: guests who checked in before it still wait.
+            waiting = evening.players.filter(pending=True).select_related("player")
+            if waiting:
+                messages.warning(
+                    request,
+                    gettext("Nog te bevestigen: %(names)s (aangemeld vóór het sluiten).")
+                    % {"names": ", ".join(e.player.name for e in waiting)},
+                )
             return gettext("De aanmeld-QR is gesloten.")
         if action == "rotate":
-            services.checkin_rotate(evening=evening)
+            services.checkin_rotate(evening=evening, shown=shown)
             return gettext("Er is een nieuwe aanmeld-QR; de oude werkt niet meer.")
         raise ServiceError(gettext("Kies: de QR sluiten of vervangen."))
 
@@ -191,9 +202,13 @@ def evening_guest(request: HttpRequest, evening: Evening) -> HttpResponse:
 def evening_sign_out(request: HttpRequest, evening: Evening) -> HttpResponse:
     """A player checked in by mistake, or gone home: out of the next draws."""
     player_id = _posted_id(request, "player")
+    # The check-in the page showed (none: the one there is now).
+    entry_id = _posted_id(request, "entry") if "entry" in request.POST else None
 
     def write() -> str:
-        player, dropped = services.checkin_sign_out(evening=evening, player_id=player_id)
+        player, dropped = services.checkin_sign_out(
+            evening=evening, player_id=player_id, entry_id=entry_id
+        )
         if dropped:
             return gettext(
                 "%(name)s is afgemeld. Deze gast was vanavond nieuw en had nog niet gespeeld,"

@@ -54,6 +54,13 @@ def service_error_message(error: writes.ServiceError) -> str:
             "The organiser closed this game's toernooi series: after this change the game would"
             " play on, so reopen the series first (on the toernooi's series page)."
         )
+    if isinstance(error, funnel.CorrectionEndsGame):
+        return gettext(
+            "Not saved: with this correction the game is over after round %(ended)s, but"
+            " %(last)s rounds were played. If the correction is right, first delete the rounds"
+            " after round %(ended)s (undo them on the lei), then correct round %(number)s again;"
+            " otherwise check the events of round %(number)s."
+        ) % {"ended": error.ended, "last": error.last, "number": error.number}
     if isinstance(error, funnel.KeyReused):
         return gettext(
             "This form was sent before with other contents, so nothing was saved: open the "

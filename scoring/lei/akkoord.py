@@ -81,13 +81,27 @@ def session_dispute(*, session: Session, note: Any, actor: Any = None) -> bool:
     return _write(session, actor, AuditEntry.Action.DISPUTE, decide, table_tap=True)
 
 
-def session_accept(*, session: Session, actor: Any = None) -> bool:
+class ResultChanged(AgreementRefused):
+    """The organiser accepts a result from a page that showed an earlier version of it."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        super().__init__(
+            _("De uitslag is intussen veranderd: kijk hem na en accepteer hem dan opnieuw.")
+        )
+
+
+def session_accept(*, session: Session, version: int | None = None, actor: Any = None) -> bool:
     """The club admin (a toernooi's organiser) accepts the result: a game waiting for the
-    table's akkoord, or one disputed. The dispute's words stay, for the audit trail."""
+    table's akkoord, or one disputed. The dispute's words stay, for the audit trail.
+    ``version``: the game's version the organiser's page showed (``ResultChanged`` when the
+    lei changed since: a result is accepted only as it was seen)."""
 
     def decide(locked: Session) -> tuple[str, str] | None:
         if locked.agreement in (Agreement.AGREED, Agreement.ACCEPTED):
             return None
+        if version is not None and version != locked.version:
+            raise ResultChanged(locked)
         return Agreement.ACCEPTED, locked.dispute_note
 
     return _write(session, actor, AuditEntry.Action.ACCEPT, decide)

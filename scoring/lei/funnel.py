@@ -70,6 +70,16 @@ class RoundStarted(ServiceError):
         super().__init__(f"round {number} has started: absent and joining players are set before")
 
 
+class CorrectionEndsGame(ServiceError):
+    """A round's correction that ends the game at round ``ended``, before rounds played after
+    it (up to ``last``): the engine refuses the next round (``round_after_finish``); the words
+    (scoring/lei/words.py) name the round and what to do."""
+
+    def __init__(self, number: int, ended: int, last: int) -> None:
+        self.number, self.ended, self.last = number, ended, last
+        super().__init__(f"round {number} corrected ends the game at round {ended} of {last}")
+
+
 class UnknownRound(ServiceError):
     def __init__(self, number: int) -> None:
         self.number = number

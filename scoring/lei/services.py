@@ -19,6 +19,7 @@ from scoring.days import evening_day
 from scoring.engine import Refusal, Result, replay
 from scoring.lei.funnel import (
     Change,
+    CorrectionEndsGame,
     NothingToUndo,
     RecordOutcome,
     RoundStarted,
@@ -408,15 +409,22 @@ def round_replace_events(
             new_players={p.name: p for p in new_players.values()},
         )
 
-    return session_write(
-        session,
-        version=version,
-        key=key,
-        actor=actor,
-        action=Action.CORRECT,
-        change=change,
-        sent=[number, events, absent, join] if sent is None else sent,
-    )
+    try:
+        return session_write(
+            session,
+            version=version,
+            key=key,
+            actor=actor,
+            action=Action.CORRECT,
+            change=change,
+            sent=[number, events, absent, join] if sent is None else sent,
+        )
+    except Refusal as refusal:
+        # The game would end before rounds that were played: say where, and what to do.
+        if refusal.code == "round_after_finish" and refusal.round and refusal.round > number:
+            last = Round.objects.filter(session=session).count()
+            raise CorrectionEndsGame(number, refusal.round - 1, last) from refusal
+        raise
 
 
 # --- the session as a whole ----------------------------------------------------------------

@@ -90,6 +90,13 @@ def service_error_text(error: writes.ServiceError) -> str:
         return gettext(
             "De ronde is al begonnen: wie weg is of erbij komt, zet je vóór de eerste gebeurtenis."
         )
+    if isinstance(error, funnel.CorrectionEndsGame):
+        return gettext(
+            "Niet opgeslagen: met deze verbetering is het spel al uit na ronde %(ended)s, maar"
+            " er zijn %(last)s rondes gespeeld. Klopt de verbetering, maak dan eerst de rondes"
+            " na ronde %(ended)s ongedaan en verbeter ronde %(number)s daarna opnieuw; anders"
+            " kijk je de regels van ronde %(number)s nog eens na."
+        ) % {"ended": error.ended, "last": error.last, "number": error.number}
     if isinstance(error, funnel.UnknownRound):
         return gettext("Die ronde bestaat niet.")
     if isinstance(error, club_services.TooManyGuests):

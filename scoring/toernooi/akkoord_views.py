@@ -10,7 +10,7 @@ from django.views.decorators.http import require_POST
 
 from scoring import access
 from scoring.lei import akkoord
-from scoring.models import Series, Tournament
+from scoring.models import Series, Session, Tournament
 from scoring.toernooi.views import series_write, table_of
 
 
@@ -25,7 +25,34 @@ def table_accept(
         found = table_of(series, table)
         if found.session is None:
             raise akkoord.AgreementRefused(gettext("Deze tafel speelt nog niet."))
-        akkoord.session_accept(session=found.session, actor=request.user)
+        try:
+            akkoord.session_accept(
+                session=found.session, version=_shown_version(request), actor=request.user
+            )
+        except akkoord.ResultChanged as changed:
+            raise akkoord.AgreementRefused(_changed_words(table, changed.session)) from changed
         return gettext("De uitslag van tafel %(table)s is geaccepteerd.") % {"table": table}
 
     return series_write(request, tournament, number, write)
+
+
+def _shown_version(request: HttpRequest) -> int | None:
+    """The game's version the page showed (its form sends it); none: the result as it is."""
+    text = request.POST.get("version", "").strip()
+    if not text:
+        return None
+    return int(text) if text.isdigit() and len(text) < 10 else -1  # -1: no version of a game
+
+
+def _changed_words(table: int, session: Session) -> str:
+    """What the organiser did not see: the table's totals now, by name."""
+    totals = ", ".join(
+        f"{name} {total}"
+        for name, total in session.results.filter(player__isnull=False)
+        .order_by("place", "player__name")
+        .values_list("player__name", "total")
+    )
+    return gettext(
+        "De uitslag van tafel %(table)s is intussen veranderd (nu: %(totals)s). Er is niets"
+        " geaccepteerd: kijk hem na en accepteer hem dan opnieuw."
+    ) % {"table": table, "totals": totals}

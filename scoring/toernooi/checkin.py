@@ -47,6 +47,31 @@ from scoring.toernooi.services import (
 MAX_PASTE_LINES = 200  # a list of a night's players, with room; a bound on one request
 
 
+class JoiningChanged(TournamentError):
+    """A check-in or withdrawal from a page that showed another series to join than there is
+    now: a series started (or was drawn) meanwhile, so it would mean something else."""
+
+    def __init__(self, shown: int, now: int) -> None:
+        self.shown, self.now = shown, now
+        super().__init__(
+            _(
+                "Intussen is er een serie begonnen of geloot: wie je nu aan- of afmeldt, telt"
+                " vanaf serie %(now)s, niet vanaf serie %(shown)s zoals de pagina zei. Er is"
+                " niets veranderd: kijk het na en tik opnieuw."
+            )
+            % {"now": now, "shown": shown}
+        )
+
+
+def must_join_as_shown(tournament: Tournament, shown: int | None) -> int:
+    """``joining_series`` of the locked ``tournament``, refused (``JoiningChanged``) when the
+    organiser's page showed another (``shown``; None: a page that sent none acts on now)."""
+    first = joining_series(tournament)
+    if shown is not None and shown != first:
+        raise JoiningChanged(shown, first)
+    return first
+
+
 class NameTaken(TournamentError):
     """A new guest's name is the name of a player of the club (as names are compared)."""
 
@@ -68,6 +93,7 @@ def tournament_check_in(
     guests: Iterable[str] = (),
     new_guests: Iterable[str] = (),
     audit: dict[str, Any] | None = None,
+    joining: int | None = None,
     actor: Any = None,
 ) -> list[TournamentEntry]:
     """Check in club members (``players``) and walk-ins: ``guests`` by name (a known name is
@@ -76,7 +102,8 @@ def tournament_check_in(
     later, from the next series (see the module docstring). Checking in a player who is
     already in changes nothing; one who withdrew comes back only if they have not missed a
     series. With ``audit`` (what the log keeps of it), or when a player is in another
-    tournament of the club that evening (``also_tonight``), the check-in is in the audit log."""
+    tournament of the club that evening (``also_tonight``), the check-in is in the audit log.
+    ``joining``: the series the organiser's page said a check-in joins (``JoiningChanged``)."""
     players = list(players)
     names = _guest_names(guests)
     fresh = _guest_names(new_guests)
@@ -99,7 +126,7 @@ def tournament_check_in(
             except club_services.PlayerNameClash as clash:
                 raise TournamentError(str(clash)) from clash
             players += [found[n] for n in names]
-        first = joining_series(locked)
+        first = must_join_as_shown(locked, joining)
         if first > locked.series_count:
             raise TournamentError(
                 _("Alle series zijn begonnen: er kan niemand meer bij dit toernooi.")

@@ -37,7 +37,7 @@ from scoring.models import (
     Tournament,
 )
 from scoring.toernooi.audit import tournament_audit
-from scoring.toernooi.checkin import tournament_withdraw
+from scoring.toernooi.checkin import must_join_as_shown, tournament_withdraw
 from scoring.toernooi.services import (
     TournamentError,
     lock_tournament,
@@ -48,13 +48,17 @@ UNDONE = "undone"
 WITHDRAWN = "withdrawn"
 
 
-def tournament_check_out(*, tournament: Tournament, player: Player, actor: Any = None) -> str:
+def tournament_check_out(
+    *, tournament: Tournament, player: Player, joining: int | None = None, actor: Any = None
+) -> str:
     """``player`` is not here (any more): a check-in that has not played a series is taken
     back whole (``UNDONE``); one who played withdraws (``WITHDRAWN``). A seat in a series that
-    is drawn but not started does not count as played: that series is drawn again."""
+    is drawn but not started does not count as played: that series is drawn again.
+    ``joining``: as for ``checkin.tournament_check_in``."""
     with transaction.atomic():
         locked = lock_tournament(tournament)
         must_be_open(locked)
+        must_join_as_shown(locked, joining)
         entry = locked.entries.select_for_update().filter(player=player).first()
         if entry is None or entry.withdrawn_after is not None:
             return _withdraw(locked, player, actor)  # says why it cannot

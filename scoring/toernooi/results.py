@@ -4,7 +4,7 @@ correcting or taking it back, closing a series, and the final table of the top f
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from django.db import transaction
@@ -67,14 +67,51 @@ def _running_session(table: TournamentTable) -> Session:
     return table.session
 
 
+class PaperChanged(TournamentError):
+    """A paper lei from a form that showed another state of the table's game than there is
+    now: another organiser entered one meanwhile, or took it back. Nothing changes."""
+
+    def __init__(self, table: TournamentTable, session: Session, *, paper: bool) -> None:
+        self.session = session
+        totals = ", ".join(
+            f"{name} {total}"
+            for name, total in session.results.filter(player__isnull=False)
+            .order_by("place", "player__name")
+            .values_list("player__name", "total")
+        )
+        if paper:
+            text = _(
+                "Intussen is er al een papieren lei van tafel %(table)s ingevoerd (nu: %(totals)s)."
+                " De jouwe is niet opgeslagen: kijk de stand na en sla hem opnieuw op als hij"
+                " niet klopt."
+            )
+        else:
+            text = _(
+                "Intussen is tafel %(table)s veranderd (nu: %(totals)s). De papieren lei is niet"
+                " opgeslagen: kijk de stand na en sla hem opnieuw op als hij niet klopt."
+            )
+        super().__init__(text % {"table": table.number, "totals": totals})
+
+
+def paper_seen(session: Session | None) -> str:
+    """The table's game as the paper form read it (the form sends it back): a paper lei
+    replaces the game, so the game's id and its version."""
+    return "" if session is None else f"{session.pk}-{session.version}"
+
+
 def table_enter_totals(
-    *, table: TournamentTable, totals: Mapping[Player | str, int], actor: Any = None
+    *,
+    table: TournamentTable,
+    totals: Mapping[Player | str, int],
+    seen: str | None = None,
+    actor: Any = None,
 ) -> Session:
     """Enter a table's game from a paper lei by its final totals (a whole number for every
     player at the table). The engine judges them (``judge_totals``): impossible totals are
     refused (``PaperLeiRefused``), a finished game is stored finished with its places by
     total, an unfinished one is stored unfinished and the table plays on from them. "After N
-    rounds" and "at a time" the organiser ends a game, so any possible totals end it."""
+    rounds" and "at a time" the organiser ends a game, so any possible totals end it.
+    ``seen``: the game as the form read it (``paper_seen``; ``PaperChanged`` when it changed)."""
     by_name: dict[str, int] = {}
     for who, total in totals.items():
         name = who.name if isinstance(who, Player) else str(who)
@@ -85,11 +122,15 @@ def table_enter_totals(
                 % {"player": name, "min": START_RANGE[0], "max": START_RANGE[1]}
             )
         by_name[name_key(name)] = total
-    return _replace_from_paper(table, actor=actor, totals=by_name)
+    return _replace_from_paper(table, actor=actor, seen=seen, totals=by_name)
 
 
 def table_enter_rounds(
-    *, table: TournamentTable, rounds: Sequence[Mapping[str, Any]], actor: Any = None
+    *,
+    table: TournamentTable,
+    rounds: Sequence[Mapping[str, Any]],
+    seen: str | None = None,
+    actor: Any = None,
 ) -> Session:
     """Enter a table's game from a paper lei round by round (``toepen/1`` rounds: the events of
     each). The engine checks every round; a lei that breaks the rules is refused whole
@@ -97,7 +138,7 @@ def table_enter_rounds(
     unfinished (the table plays on), unless the organiser's rounds or time end it."""
     if not isinstance(rounds, Sequence) or isinstance(rounds, str) or not rounds:
         raise TournamentError(_("Een papieren lei heeft minstens één ronde."))
-    return _replace_from_paper(table, actor=actor, rounds=list(rounds))
+    return _replace_from_paper(table, actor=actor, seen=seen, rounds=list(rounds))
 
 
 def is_paper(session: Session) -> bool:
@@ -109,6 +150,7 @@ def _replace_from_paper(
     table: TournamentTable,
     *,
     actor: Any,
+    seen: str | None = None,
     totals: Mapping[str, int] | None = None,
     rounds: list[Mapping[str, Any]] | None = None,
 ) -> Session:
@@ -124,6 +166,8 @@ def _replace_from_paper(
                     " van een papieren lei in te voeren."
                 )
             )
+        if seen is not None and seen != paper_seen(old):
+            raise PaperChanged(table, old, paper=replaced)
         names = [s.player.name for s in old.seats.select_related("player").order_by("position")]
         data: dict[str, Any] = {
             "format": "toepen/1",
@@ -195,7 +239,9 @@ def _replace_from_paper(
         return session
 
 
-def table_paper_undo(*, table: TournamentTable, actor: Any = None) -> Session:
+def table_paper_undo(
+    *, table: TournamentTable, seen: str | None = None, actor: Any = None
+) -> Session:
     """Take back a paper lei entered for this table (the wrong table, say): the table's game
     is an unplayed one again, as the series' start made it. Not after the series is closed
     (the table would play in a closed series): enter the right lei instead."""
@@ -214,6 +260,8 @@ def table_paper_undo(*, table: TournamentTable, actor: Any = None) -> Session:
                 _("Tafel %(table)s heeft geen papieren lei om terug te nemen.")
                 % {"table": table.number}
             )
+        if seen is not None and seen != paper_seen(old):
+            raise PaperChanged(table, old, paper=True)
         fresh = TournamentTable.objects.select_related("dealer").get(pk=table.pk)
         session = table_session(tournament, series, fresh, actor=actor)
         _hand_over(old, session, fresh, closed=False)
@@ -260,17 +308,37 @@ def _hand_over(old: Session, new: Session, table: TournamentTable, *, closed: bo
     old.delete()
 
 
-def series_finish(*, series: Series, actor: Any = None) -> Series:
+def series_finish(
+    *,
+    series: Series,
+    seen: str | None = None,
+    accept: Collection[int] = (),
+    leave_waiting: bool = False,
+    actor: Any = None,
+) -> Series:
     """Close a running series once every table's game is over. "At a time": the tables still
     playing are ended now; "after N rounds": those that played N rounds. Any other table
-    still playing refuses it (``SeriesNotDone``) and nothing changes."""
+    still playing refuses it (``SeriesNotDone``) and nothing changes. ``seen``, ``accept``
+    and ``leave_waiting``: what the organiser's page showed and chose (``close_series``)."""
     with transaction.atomic():
         tournament = lock_tournament(series.tournament)
         must_be_open(tournament)
         series = Series.objects.select_for_update().get(pk=series.pk)
+        if series.state == Series.State.FINISHED:
+            raise TournamentError(
+                _("Serie %(number)s is al afgesloten (door een andere organisator?).")
+                % {"number": series.number}
+            )
         if series.state != Series.State.RUNNING:
             raise TournamentError(_("Serie %(number)s speelt niet.") % {"number": series.number})
-        close_series(series, tournament, actor=actor)
+        close_series(
+            series,
+            tournament,
+            actor=actor,
+            seen=seen,
+            accept=accept,
+            leave_waiting=leave_waiting,
+        )
         return series
 
 

@@ -50,7 +50,7 @@ import datetime
 import random
 import secrets
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from itertools import combinations, pairwise
 from typing import Any
 
@@ -61,7 +61,7 @@ from django.utils.translation import ngettext
 from scoring import writes
 from scoring.days import evening_day
 from scoring.engine import Refusal, resolve_rules
-from scoring.lei import services
+from scoring.lei import akkoord, services
 from scoring.lei.forms import refusal_text
 from scoring.models import (
     AuditEntry,
@@ -74,7 +74,7 @@ from scoring.models import (
     Tournament,
     TournamentTable,
 )
-from scoring.toernooi import draw
+from scoring.toernooi import closing, draw
 from scoring.toernooi.audit import tournament_audit
 from scoring.toernooi.locks import lock_tournament
 from scoring.toernooi.selectors import SEATS_IN_ORDER, present_for, series_overview
@@ -567,21 +567,42 @@ def table_session(
 
 
 def close_series(
-    series: Series, tournament: Tournament, *, actor: Any, end_done: bool = True
+    series: Series,
+    tournament: Tournament,
+    *,
+    actor: Any,
+    end_done: bool = True,
+    seen: str | None = None,
+    accept: Collection[int] = (),
+    leave_waiting: bool = False,
 ) -> None:
     """Close ``series``; with ``end_done`` the tables that may be ended ("done") are ended
     now, without it only a series whose every game is over by itself is closed (a draw of
-    the next series does not end games behind the organiser's back)."""
+    the next series does not end games behind the organiser's back). ``seen``: the tables as
+    the organiser's page showed them (``closing.SeriesChanged`` when they changed since);
+    a table whose result would count for nothing is named (``closing.SeriesWaiting``) unless
+    its number is in ``accept`` (the organiser accepts its result here) or ``leave_waiting``
+    (the organiser was shown them and closes without)."""
     # The games' rows first: a tap waits for the close, and then finds its result closed.
     list(Session.objects.select_for_update(of=("self",)).filter(tournament_table__series=series))
     overview = series_overview(series)
+    changed = closing.changed_since(overview, seen)
+    if changed:
+        raise closing.SeriesChanged(series, changed)
     over = ("finished", "done") if end_done else ("finished",)
     playing = [t.table.number for t in overview if t.state not in over]
     if playing:
         raise SeriesNotDone(series, playing)
+    pending = closing.pending_tables(overview, tournament.club, end_done=end_done)
+    left = [p for p in pending if p.number not in accept]
+    if left and not leave_waiting:
+        raise closing.SeriesWaiting(series, left)
+    accepted = {p.number for p in pending} - {p.number for p in left}
     for status in overview:
         if status.state == "done":
             services.session_finish(session=status.session, actor=actor)
+        if status.table.number in accepted:
+            akkoord.session_accept(session=status.session, actor=actor)
     series.state, series.clock_ends_at = Series.State.FINISHED, None  # reopened: no old clock
     series.save(update_fields=["state", "clock_ends_at"])
     # Closed for the tables' scorer links too (scoring/lei/funnel.py): only the organiser

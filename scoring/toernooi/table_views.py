@@ -134,16 +134,20 @@ def table_paper(
             try:
                 if action == "rounds":
                     session = tournament_results.table_enter_rounds(
-                        table=found, rounds=form.cleaned_data["rounds"], actor=request.user
+                        table=found,
+                        rounds=form.cleaned_data["rounds"],
+                        seen=_seen(request),
+                        actor=request.user,
                     )
                 else:
                     by_id = {p.pk: p for p in seated}
                     totals = {by_id[pid]: total for pid, total in form.totals().items()}
                     session = tournament_results.table_enter_totals(
-                        table=found, totals=totals, actor=request.user
+                        table=found, totals=totals, seen=_seen(request), actor=request.user
                     )
             except ServiceError as refused:
                 error = str(refused)
+                found = table_of(series, table)  # the form shows the game as it is now
             else:
                 if session.status == Session.Status.RUNNING:
                     messages.warning(
@@ -172,9 +176,16 @@ def table_paper(
             "rounds_form": rounds_form,
             "error": error,
             "paper": found.session is not None and tournament_results.is_paper(found.session),
+            "seen": tournament_results.paper_seen(found.session),
         },
         status=422 if error else 200,
     )
+
+
+def _seen(request: HttpRequest) -> str | None:
+    """The table's game as the paper form showed it (``results.paper_seen``); a form without
+    it acts on the game as it is now."""
+    return request.POST.get("seen", "").strip()[:40] or None
 
 
 @require_POST
@@ -185,7 +196,9 @@ def table_paper_undo(
     """Take back the paper lei of a table (entered for the wrong table): it plays again."""
 
     def write(series: Series) -> str:
-        tournament_results.table_paper_undo(table=table_of(series, table), actor=request.user)
+        tournament_results.table_paper_undo(
+            table=table_of(series, table), seen=_seen(request), actor=request.user
+        )
         return gettext(
             "De papieren lei van tafel %(table)s is teruggenomen: de tafel speelt weer."
         ) % {"table": table}

@@ -52,7 +52,7 @@ from scoring.http import HtmxHttpRequest, not_allowed
 from scoring.models import Club, Player, Series, Tournament, TournamentTable
 from scoring.names import tidy
 from scoring.svg import qr_svg
-from scoring.toernooi import checkin, corrections
+from scoring.toernooi import checkin, closing, corrections
 from scoring.toernooi import results as tournament_results
 from scoring.toernooi import selectors as tournament_selectors
 from scoring.toernooi import services as tournaments
@@ -261,12 +261,18 @@ def tournament_checkin(request: HtmxHttpRequest, tournament: Tournament) -> Http
                     messages.error(request, gettext("Die speler is niet van deze club."))
                 elif action == "in":
                     checkin.tournament_check_in(
-                        tournament=tournament, players=[player], actor=request.user
+                        tournament=tournament,
+                        players=[player],
+                        joining=_shown_joining(request),
+                        actor=request.user,
                     )
                     _warn_tonight(request, tournament, {player.pk: player.name})
                 else:
                     done = corrections.tournament_check_out(
-                        tournament=tournament, player=player, actor=request.user
+                        tournament=tournament,
+                        player=player,
+                        joining=_shown_joining(request),
+                        actor=request.user,
                     )
                     if done == corrections.UNDONE:
                         messages.success(
@@ -291,6 +297,15 @@ def tournament_checkin(request: HtmxHttpRequest, tournament: Tournament) -> Http
     if request.htmx:
         return render(request, "scoring/toernooi/checkin.html#checkin", context)
     return render(request, "scoring/toernooi/checkin.html", context)
+
+
+def _shown_joining(request: HttpRequest) -> int | None:
+    """The series the check-in page said a check-in joins (its toggles send it); a form
+    without it acts on the tournament as it is now."""
+    text = request.POST.get("joining", "").strip()
+    if not text:
+        return None
+    return int(text) if text.isdigit() and len(text) < 4 else 0  # 0: no series'
 
 
 def _walk_in_question(tournament: Tournament, typed: str, player: Player) -> dict[str, Any]:
@@ -416,6 +431,7 @@ def series_page(request: HtmxHttpRequest, tournament: Tournament, number: int) -
         "all_over": bool(states) and all(s in ("finished", "done") for s in states),
         "playing": sum(1 for s in states if s == "running"),
         "poll_seconds": SERIES_POLL_SECONDS,
+        "close_seen": closing.seen_token(overview),
         "players": sorted(names.items(), key=lambda item: item[1].casefold()),
         "step": f"series-{series.number}",
         "series_list": list(tournament.series.order_by("number")),
@@ -529,11 +545,42 @@ def series_start(request: HttpRequest, tournament: Tournament, number: int) -> H
 @require_POST
 @access.requires(access.organiser)
 def series_finish(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
-    def write(series: Series) -> str:
-        tournament_results.series_finish(series=series, actor=request.user)
-        return gettext("Serie %(number)s is afgesloten.") % {"number": series.number}
-
-    return series_write(request, tournament, number, write)
+    """Close the series as the page showed it (``seen``). Tables it would leave without a
+    counted result are named on a page that asks once: accept each there, or close without
+    (``confirm``), both from the tables as that page showed them."""
+    series = series_of(tournament, number)
+    accept = {int(v) for v in request.POST.getlist("accept") if v.isdigit() and len(v) < 6}
+    try:
+        tournament_results.series_finish(
+            series=series,
+            seen=request.POST.get("seen") or None,
+            accept=accept,
+            leave_waiting=request.POST.get("confirm") == "1",
+            actor=request.user,
+        )
+    except closing.SeriesWaiting as waiting:
+        overview = tournament_selectors.series_overview(series)
+        context = {
+            "tournament": tournament,
+            "series": series,
+            "error": str(waiting),
+            "pending": waiting.pending,
+            "seen": closing.seen_token(overview),
+            "step": f"series-{series.number}",
+            "series_list": list(tournament.series.order_by("number")),
+        }
+        # A question, not a failure: the page asks once, with the tables named.
+        return render(request, "scoring/toernooi/close_check.html", context)
+    except ServiceError as error:
+        refused(request, error)
+    else:
+        messages.success(request, gettext("Serie %(number)s is afgesloten.") % {"number": number})
+        for table in sorted(accept):
+            messages.success(
+                request,
+                gettext("De uitslag van tafel %(table)s is geaccepteerd.") % {"table": table},
+            )
+    return redirect(series_url(series))
 
 
 @require_POST
