@@ -102,6 +102,13 @@ ROUND_EDIT_BODY_LIMIT = 256 * 1024
 # Retry-After, which the tablet's outbox waits out. TAP_LIMIT_PER_MINUTE=0 switches it off.
 TAP_LIMIT_BURST = envint("TAP_LIMIT_BURST", "20")
 TAP_LIMIT_PER_MINUTE = envint("TAP_LIMIT_PER_MINUTE", "120")
+# New guests one address may add on the check-in QR (scoring/evening/flood.py): a burst of
+# CHECKIN_GUEST_BURST (the pub's crowd at the door, all behind one address), then
+# CHECKIN_GUESTS_PER_MINUTE a minute; beyond it the phone is asked to wait (429). Guests waiting
+# for the organiser count toward no evening's cap, only toward CHECKIN_PENDING_LIMIT.
+CHECKIN_GUEST_BURST = envint("CHECKIN_GUEST_BURST", "100", minimum=1)
+CHECKIN_GUESTS_PER_MINUTE = envint("CHECKIN_GUESTS_PER_MINUTE", "30", minimum=1)
+CHECKIN_PENDING_LIMIT = envint("CHECKIN_PENDING_LIMIT", "200", minimum=1)
 
 # Push (scoring/push/): "auto" pushes under an ASGI server on PostgreSQL, else the pages poll;
 # "off" always polls; "on" also lets pages served by WSGI open streams that another (ASGI)

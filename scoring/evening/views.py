@@ -188,6 +188,24 @@ def evening_guest(request: HttpRequest, evening: Evening) -> HttpResponse:
 
 @require_POST
 @access.requires(access.evening_organiser)
+def evening_flood(request: HttpRequest, evening: Evening) -> HttpResponse:
+    """A flood of new guests from one address (scoring/evening/flood.py): every guest of it
+    still waiting refused in one go."""
+    source = request.POST.get("source", "")[:16]
+
+    def write() -> str:
+        count = services.flood_clear(evening=evening, source=source)
+        return ngettext(
+            "%(count)s wachtende gast van dat adres is geweigerd.",
+            "%(count)s wachtende gasten van dat adres zijn geweigerd.",
+            count,
+        ) % {"count": count}
+
+    return _write(request, evening, write)
+
+
+@require_POST
+@access.requires(access.evening_organiser)
 def evening_sign_out(request: HttpRequest, evening: Evening) -> HttpResponse:
     """A player checked in by mistake, or gone home: out of the next draws."""
     player_id = _posted_id(request, "player")
