@@ -85,6 +85,9 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # A sign-out's answer names the person, whose waiting taps the tablet then drops.
     "scoring.lei.outbox.signed_out_mark",
+    # A successful login leaves the browser a device cookie of that username: its own
+    # allowance when others' failures lock the address or the name (toepen_site/logins.py).
+    "toepen_site.logins.DeviceCookieMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     # Last, as django-axes asks: it answers a locked-out login with 429.
@@ -194,6 +197,9 @@ LOGIN_ADDRESS_WAIT_SECONDS = envint("LOGIN_ADDRESS_WAIT_SECONDS", "60", minimum=
 # wait) before its token lets one password check through; the token is good this long after.
 LOGIN_DELAY_SECONDS = envint("LOGIN_DELAY_SECONDS", "60", minimum=1)
 LOGIN_DELAY_VALID_SECONDS = 300
+# Wrong passwords a browser that signed in as that name before may make within the cool-off,
+# whatever others' failures lock (its device cookie); after them it waits as any browser does.
+LOGIN_DEVICE_FAILURE_LIMIT = envint("LOGIN_DEVICE_FAILURE_LIMIT", "5", minimum=1)
 AXES_LOCKOUT_CALLABLE = "toepen_site.logins.login_lockout_response"  # that page, 429
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False
