@@ -83,6 +83,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Cache-Control: private on every answer that showed a member more than a stranger.
+    "toepen_site.middleware.PrivatePagesMiddleware",
     # A sign-out's answer names the person, whose waiting taps the tablet then drops.
     "scoring.lei.outbox.signed_out_mark",
     # A successful login leaves the browser a device cookie of that username: its own

@@ -13,7 +13,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.formats import date_format
 from django.utils.translation import gettext, ngettext
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from scoring import access
 from scoring.days import evening_day
@@ -40,7 +40,7 @@ def _posted_day(request: HttpRequest) -> datetime.date | None:
     return day if datetime.date(2000, 1, 1) <= day <= datetime.date(2999, 12, 31) else None
 
 
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 @access.requires(access.organiser_clubs)
 def evening_new(request: HttpRequest, clubs: list[Club]) -> HttpResponse:
     """A club evening: today's, for one of the clubs the organiser runs; the latest ones."""
@@ -66,7 +66,7 @@ def evening_new(request: HttpRequest, clubs: list[Club]) -> HttpResponse:
     )
 
 
-@require_GET
+@require_safe
 @access.requires(access.evening_organiser)
 def evening_page(request: HttpRequest, evening: Evening) -> HttpResponse:
     """The check-in screen: the QR, who is here (live), the guests waiting, the rounds."""
@@ -86,7 +86,7 @@ def evening_page(request: HttpRequest, evening: Evening) -> HttpResponse:
     return private_response(render(request, "scoring/evening/evening.html", context))
 
 
-@require_GET
+@require_safe
 @access.requires(access.evening_organiser)
 def evening_poster(request: HttpRequest, evening: Evening) -> HttpResponse:
     """The QR to hang up: one A4 page."""

@@ -13,6 +13,7 @@ from django.db.models import Sum
 from django.test import Client
 from django.urls import reverse
 
+from tests.safety import note
 from toepen_site.logins import DEVICE_COOKIE
 
 PASSWORD = "kroeg-paard-batterij"
@@ -53,6 +54,7 @@ def test_a_member_signs_in_on_her_own_browser_from_a_locked_pub_address(member_a
         n=Sum("failures_since_start")
     )["n"]
     assert failures >= 50
+    note("door_logins", failures=51, member_logins=1, fresh_refused=1)
 
 
 def test_a_name_locked_by_a_guesser_is_not_locked_on_the_members_browser(member_at_the_pub):
