@@ -78,6 +78,26 @@ def read_text(path: str, *, limit: int, what: str = "session file") -> str:
         ) from None
 
 
+class DuplicateKey(Exception):
+    """A JSON object names one key twice: Python's parser would keep the last one silently,
+    so what the file says depends on who reads it. Refused instead, naming the key."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        shown = json.dumps(key[:40] + ("…" if len(key) > 40 else ""), ensure_ascii=True)
+        super().__init__(f"the key {shown} appears twice in one object")
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` for ``json.loads``: the object, or ``DuplicateKey``."""
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise DuplicateKey(key)
+        found[key] = value
+    return found
+
+
 def load_json(text: str, *, what: str = "session file") -> dict[str, Any]:
     """Parse ``text`` as a JSON object, or say clearly where it breaks.
 
@@ -88,7 +108,9 @@ def load_json(text: str, *, what: str = "session file") -> dict[str, Any]:
 at line 1, column 36
     """
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=unique_keys)
+    except DuplicateKey as error:
+        raise SessionFileError(f"not a valid {what}: {error}") from None
     except json.JSONDecodeError as error:
         cut_off = error.pos >= len(text.rstrip()) or error.msg.startswith("Unterminated")
         problem = "is cut off" if cut_off else f"breaks ({error.msg})"

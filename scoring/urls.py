@@ -184,6 +184,7 @@ urlpatterns = [
     path("avonden/<id:pk>/qr/afdruk/", evening_views.evening_poster, name="evening_poster"),
     path("avonden/<id:pk>/aanmelden/", evening_views.evening_add, name="evening_add"),
     path("avonden/<id:pk>/gast/", evening_views.evening_guest, name="evening_guest"),
+    path("avonden/<id:pk>/vloed/", evening_views.evening_flood, name="evening_flood"),
     path("avonden/<id:pk>/afmelden/", evening_views.evening_sign_out, name="evening_sign_out"),
     path("avonden/<id:pk>/loten/", evening_views.evening_draw, name="evening_draw"),
     path(

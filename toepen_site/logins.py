@@ -15,6 +15,13 @@ axes' ``AccessAttempt`` rows, so every app server sees the same counts:
   real password check through. Nothing is checked before it, so the page says nothing about the
   password; one check per wait per (name, address), whichever browser comes first, and every
   wrong password after a wait doubles the next wait, so guessing stays slow.
+- **A browser that signed in before** (OWASP's device cookies): a successful login leaves a
+  signed cookie bound to that username (``DEVICE_COOKIE``). When a login for that username
+  brings it, neither the address's wait nor the name's lock applies: that browser has its own
+  budget of ``LOGIN_DEVICE_FAILURE_LIMIT`` wrong passwords within the cool-off, after which it
+  is treated as any other. A stranger guessing names at the pub, or guessing one member's
+  password, no longer keeps that member out on their own tablet or phone. Axes still counts
+  every failure, the device's too.
 """
 
 from __future__ import annotations
@@ -23,15 +30,18 @@ import datetime
 import hashlib
 import math
 import secrets
+from collections.abc import Callable
 
 from axes.attempts import get_cool_off_threshold
 from axes.helpers import get_client_username, get_cool_off
 from axes.models import AccessAttempt
 from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
+from django.contrib.auth.signals import user_logged_in, user_login_failed
 from django.core import signing
 from django.core.cache import cache
 from django.db.models import Max, Sum
+from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -51,14 +61,17 @@ def login_failure_limit(request: HttpRequest, credentials: dict | None = None) -
     0 while the address waits (everything from it is refused). One more than the pair has
     when the request brings a valid token after its wait, so axes lets that one password be
     checked; a wrong one is then counted and locks again. Axes asks before the check and again
-    after a failure; the token is judged, and spent, once per request.
+    after a failure; the token is judged, and spent, once per request. From a browser with the
+    name's device cookie and budget left (``trusted_device``), never locked.
     """
+    username = get_client_username(request, credentials)
+    if trusted_device(request, username):
+        return pair_failures(request, username)[0] + 1
     if address_wait(request) > 0:
         return 0
     decided = getattr(request, "login_failure_limit", None)
     if decided is None:
         decided = settings.LOGIN_FAILURE_LIMIT
-        username = get_client_username(request, credentials)
         failures, _ = pair_failures(request, username)
         if failures >= decided and _spend_token(request, username):
             decided = failures + 1
@@ -203,3 +216,92 @@ def _spend_token(request: HttpRequest, username: str | None) -> bool:
         return False
     cache.delete(key)
     return True
+
+
+# --- device cookies: a browser that signed in before keeps its own allowance ------------------
+
+DEVICE_COOKIE = "lei_apparaat"
+DEVICE_SALT = "toepen_site.logins.device"
+DEVICE_DAYS = 365
+
+
+def trusted_device(request: HttpRequest, username: str | None) -> bool:
+    """Whether this login comes from a browser that signed in as ``username`` before (its
+    device cookie) and has not spent its own budget of wrong passwords. Judged once a request."""
+    nonce = getattr(request, "login_device", None)
+    if nonce is None:
+        nonce = _device_nonce(request, username)
+        if nonce and _device_failures(nonce) >= settings.LOGIN_DEVICE_FAILURE_LIMIT:
+            nonce = ""
+        request.login_device = nonce
+    return bool(nonce)
+
+
+def _device_nonce(request: HttpRequest, username: str | None) -> str:
+    """The nonce of the request's device cookie when it is ours, unspoilt and for ``username``."""
+    raw = request.COOKIES.get(DEVICE_COOKIE, "")
+    if not raw or len(raw) > 500 or not username:
+        return ""
+    try:
+        claims = signing.loads(raw, salt=DEVICE_SALT, max_age=DEVICE_DAYS * 24 * 3600)
+    except (signing.BadSignature, ValueError):
+        return ""
+    if not isinstance(claims, dict) or claims.get("u") != username:
+        return ""
+    nonce = claims.get("n")
+    return nonce if isinstance(nonce, str) and 0 < len(nonce) <= 40 else ""
+
+
+def _device_key(nonce: str) -> str:
+    return "login-device:" + hashlib.sha256(nonce.encode()).hexdigest()
+
+
+def _device_failures(nonce: str) -> int:
+    return cache.get(_device_key(nonce), 0)
+
+
+@receiver(user_login_failed)
+def count_device_failure(sender, credentials: dict, request: HttpRequest | None = None, **kwargs):
+    """A wrong password from a trusted browser spends its own budget, for the cool-off."""
+    nonce = getattr(request, "login_device", "") if request is not None else ""
+    if nonce:
+        key = _device_key(nonce)
+        timeout = settings.AXES_COOLOFF_TIME.total_seconds()
+        cache.add(key, 0, timeout=timeout)
+        try:
+            cache.incr(key)
+        except ValueError:  # expired between the two: count it afresh
+            cache.set(key, 1, timeout=timeout)
+
+
+@receiver(user_logged_in)
+def issue_device_cookie(sender, request: HttpRequest | None = None, user=None, **kwargs):
+    """A successful login: the browser gets (or keeps) its device cookie for this username,
+    with its budget whole again; ``DeviceCookieMiddleware`` sets it on the answer."""
+    if request is None or user is None:
+        return
+    username = user.get_username()
+    nonce = _device_nonce(request, username) or secrets.token_urlsafe(16)
+    cache.delete(_device_key(nonce))
+    request.device_cookie = signing.dumps({"u": username, "n": nonce}, salt=DEVICE_SALT)
+
+
+class DeviceCookieMiddleware:
+    """Sets the device cookie that a successful login in this request issued."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        value = getattr(request, "device_cookie", "")
+        if value:
+            response.set_cookie(
+                DEVICE_COOKIE,
+                value,
+                max_age=DEVICE_DAYS * 24 * 3600,
+                httponly=True,
+                samesite="Lax",
+                secure=settings.SESSION_COOKIE_SECURE,
+            )
+        return response

@@ -16,7 +16,8 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.middleware.gzip import GZipMiddleware as DjangoGZipMiddleware
 from django.urls import Resolver404, resolve
 from django.utils import translation
-from django.utils.cache import patch_cache_control
+from django.utils.cache import patch_cache_control, patch_vary_headers
+from django.utils.functional import SimpleLazyObject, empty
 from django.utils.translation import gettext
 
 logger = logging.getLogger(__name__)
@@ -122,6 +123,35 @@ def _nul_refused(request: HttpRequest) -> HttpResponse:
             "cookie. Er is niets gewijzigd."
         )
     return HttpResponse(text, status=400, content_type="text/plain; charset=utf-8")
+
+
+class PrivatePagesMiddleware:
+    """``Cache-Control: private`` on every answer that looked at who is asking and found a
+    member: such a page may show them more than a stranger (full names, their clubs), and a
+    shared cache must never hand it to someone else. An answer that never looked at the user
+    (the lazy ``request.user`` untouched) is the same for everyone and keeps its own headers,
+    and this costs no query. An answer that is ``no-store`` already is left as it is."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if _a_member_asked(request):
+            control = response.get("Cache-Control", "")
+            if "no-store" not in control and "private" not in control:
+                patch_cache_control(response, private=True)
+            patch_vary_headers(response, ["Cookie"])
+        return response
+
+
+def _a_member_asked(request: HttpRequest) -> bool:
+    user = getattr(request, "user", None)
+    if user is None:
+        return False
+    if isinstance(user, SimpleLazyObject) and user._wrapped is empty:
+        return False  # nothing in this answer depended on who asked
+    return bool(user.is_authenticated)
 
 
 def client_ip(request: HttpRequest) -> str | None:

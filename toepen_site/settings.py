@@ -83,8 +83,13 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Cache-Control: private on every answer that showed a member more than a stranger.
+    "toepen_site.middleware.PrivatePagesMiddleware",
     # A sign-out's answer names the person, whose waiting taps the tablet then drops.
     "scoring.lei.outbox.signed_out_mark",
+    # A successful login leaves the browser a device cookie of that username: its own
+    # allowance when others' failures lock the address or the name (toepen_site/logins.py).
+    "toepen_site.logins.DeviceCookieMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     # A database connection lost mid-request is a 503 with Retry-After, in the person's
@@ -105,6 +110,13 @@ ROUND_EDIT_BODY_LIMIT = 256 * 1024
 # Retry-After, which the tablet's outbox waits out. TAP_LIMIT_PER_MINUTE=0 switches it off.
 TAP_LIMIT_BURST = envint("TAP_LIMIT_BURST", "20")
 TAP_LIMIT_PER_MINUTE = envint("TAP_LIMIT_PER_MINUTE", "120")
+# New guests one address may add on the check-in QR (scoring/evening/flood.py): a burst of
+# CHECKIN_GUEST_BURST (the pub's crowd at the door, all behind one address), then
+# CHECKIN_GUESTS_PER_MINUTE a minute; beyond it the phone is asked to wait (429). Guests waiting
+# for the organiser count toward no evening's cap, only toward CHECKIN_PENDING_LIMIT.
+CHECKIN_GUEST_BURST = envint("CHECKIN_GUEST_BURST", "100", minimum=1)
+CHECKIN_GUESTS_PER_MINUTE = envint("CHECKIN_GUESTS_PER_MINUTE", "30", minimum=1)
+CHECKIN_PENDING_LIMIT = envint("CHECKIN_PENDING_LIMIT", "200", minimum=1)
 
 # Push (scoring/push/): "auto" pushes under an ASGI server on PostgreSQL, else the pages poll;
 # "off" always polls; "on" also lets pages served by WSGI open streams that another (ASGI)
@@ -193,6 +205,9 @@ LOGIN_ADDRESS_WAIT_SECONDS = envint("LOGIN_ADDRESS_WAIT_SECONDS", "60", minimum=
 # wait) before its token lets one password check through; the token is good this long after.
 LOGIN_DELAY_SECONDS = envint("LOGIN_DELAY_SECONDS", "60", minimum=1)
 LOGIN_DELAY_VALID_SECONDS = 300
+# Wrong passwords a browser that signed in as that name before may make within the cool-off,
+# whatever others' failures lock (its device cookie); after them it waits as any browser does.
+LOGIN_DEVICE_FAILURE_LIMIT = envint("LOGIN_DEVICE_FAILURE_LIMIT", "5", minimum=1)
 AXES_LOCKOUT_CALLABLE = "toepen_site.logins.login_lockout_response"  # that page, 429
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False

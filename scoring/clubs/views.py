@@ -19,7 +19,7 @@ from scoring.models import ClubInvitation
 ACCEPTED = "ja"  # what the page's button sends: an empty POST takes nothing up
 
 
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 @access.requires(access.invitee)
 def invitation_accept(request: HttpRequest, invitation: ClubInvitation) -> HttpResponse:
     user = request.user

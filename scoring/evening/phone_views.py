@@ -17,7 +17,7 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_http_methods
 
 from scoring import access
-from scoring.evening import selectors, services
+from scoring.evening import flood, selectors, services
 from scoring.writes import ServiceError
 
 PHONE_COOKIE = "lei_telefoon"
@@ -33,7 +33,7 @@ def phone_of(request: HttpRequest) -> tuple[str, bool]:
     return secrets.token_urlsafe(12), True
 
 
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 @access.requires(access.checkin_phone)
 def checkin_phone(request: HttpRequest, desk: access.CheckinDesk) -> HttpResponse:
     evening = desk.evening
@@ -42,11 +42,16 @@ def checkin_phone(request: HttpRequest, desk: access.CheckinDesk) -> HttpRespons
         patch_cache_control(response, no_store=True)
         return response
     phone, new = phone_of(request)
+    status = retry_after = 0
     if request.method == "POST":
         try:
             if "guest" in request.POST:
                 entry = services.checkin_guest(
-                    evening=evening, token=desk.token, name=request.POST["guest"], phone=phone
+                    evening=evening,
+                    token=desk.token,
+                    name=request.POST["guest"],
+                    phone=phone,
+                    source=flood.address_key(request),
                 )
                 done = gettext("Welkom, %(name)s! De organisator bevestigt je aanmelding zo.") % {
                     "name": entry.player.name
@@ -61,10 +66,16 @@ def checkin_phone(request: HttpRequest, desk: access.CheckinDesk) -> HttpRespons
                 done = gettext("%(name)s is aangemeld. Veel plezier!") % {
                     "name": entry.player.public_name()
                 }
+        except flood.GuestFlood as error:
+            # The page again, not a redirect: the 429 and its wait are what a script reads.
+            messages.error(request, str(error))
+            status = 429
+            retry_after = error.seconds
         except ServiceError as error:
             messages.error(request, str(error))
         else:
             messages.success(request, done)
+    if request.method == "POST" and not status:
         response = redirect(request.path)
     else:
         typed = request.GET.get("naam", "")[:80]
@@ -82,7 +93,10 @@ def checkin_phone(request: HttpRequest, desk: access.CheckinDesk) -> HttpRespons
                 "left": max(services.PHONE_LIMIT - len(mine), 0),
                 "search_min": selectors.SEARCH_MIN,
             },
+            status=status or 200,
         )
+        if status:
+            response["Retry-After"] = str(retry_after)
     if new:
         response.set_signed_cookie(
             PHONE_COOKIE,

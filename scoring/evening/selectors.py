@@ -3,6 +3,7 @@ checked in, by which phone, the guests waiting, the rounds of tables)."""
 
 from __future__ import annotations
 
+import datetime
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
@@ -10,7 +11,15 @@ from django.db.models import Q
 from django.utils.translation import gettext as _
 
 from scoring import names
-from scoring.models import Evening, EveningPlayer, EveningTable, Player, Seat, SessionResult
+from scoring.models import (
+    CheckinAllowance,
+    Evening,
+    EveningPlayer,
+    EveningTable,
+    Player,
+    Seat,
+    SessionResult,
+)
 
 SEARCH_MIN = 3  # characters before anything is looked up: no list of the club's names
 SEARCH_MAX = 5  # more matches than this show none: type more
@@ -70,12 +79,23 @@ class TableRow:
 
 
 @dataclass
+class Flood:
+    """An address refused new guests for adding them too fast (scoring/evening/flood.py)."""
+
+    source: str
+    refused: int
+    since: datetime.datetime
+    waiting: int  # its guests still waiting for the organiser
+
+
+@dataclass
 class Board:
     entries: list[EveningPlayer]
     waiting: list[EveningPlayer]  # new guests for the organiser to confirm
     phone_label: dict[str, str]  # a phone that checked in more than one: "telefoon A"
     phone_count: dict[str, int]
     rounds: list[tuple[int, list[TableRow]]] = field(default_factory=list)
+    floods: list[Flood] = field(default_factory=list)
 
     @property
     def present(self) -> int:
@@ -89,7 +109,8 @@ class Board:
 
 
 def board(evening: Evening) -> Board:
-    """The organiser's check-in screen, polled: three queries (four with tables)."""
+    """The organiser's check-in screen, polled: three queries (four with tables, one more
+    with new guests from the QR waiting)."""
     rows = list(evening.players.select_related("player").order_by("at", "pk"))
     counts = Counter(e.phone for e in rows if e.phone)
     labels: dict[str, str] = {}
@@ -104,6 +125,18 @@ def board(evening: Evening) -> Board:
         waiting=[e for e in rows if e.pending],
         phone_label=labels,
         phone_count=dict(counts),
+    )
+    # Only an address with guests still waiting is a flood to clear: no query without them.
+    waiting = Counter(e.source for e in result.waiting if e.source)
+    result.floods = (
+        [
+            Flood(source=a.source, refused=a.refused, since=a.refused_at, waiting=waiting[a.source])
+            for a in CheckinAllowance.objects.filter(
+                evening=evening, refused__gt=0, source__in=list(waiting)
+            ).order_by("refused_at", "pk")
+        ]
+        if waiting
+        else []
     )
     tables = list(evening.tables.select_related("session").order_by("round", "number"))
     if tables:

@@ -6,8 +6,10 @@ away while none of its tables has played, and an evening started on the wrong da
 
 The QR's token is checked inside the evening's row lock, so a phone racing a rotation is
 refused, never let in on the old code. One phone (its cookie) checks in at most
-``PHONE_LIMIT`` people an evening: a friend without a phone is helped, a stranger with the QR
-cannot fill the evening; the organiser sees which phone checked in whom.
+``PHONE_LIMIT`` people an evening: a friend without a phone is helped; the organiser sees which
+phone checked in whom. A stranger with the QR and a fresh cookie for every post cannot fill the
+evening either: new guests wait for the organiser outside the evening's cap, and an address
+adding them faster than people type is refused and shown as a flood (``flood.py``).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import secrets
 from collections import defaultdict
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import ProtectedError
 from django.utils import timezone
@@ -29,9 +32,11 @@ from django.utils.translation import ngettext
 from scoring import names
 from scoring.clubs import services as club_services
 from scoring.days import evening_day
+from scoring.evening import flood
 from scoring.http import id_from
 from scoring.lei import services as lei_services
 from scoring.models import (
+    CheckinAllowance,
     Club,
     Evening,
     EveningPlayer,
@@ -217,13 +222,22 @@ def _phone_room(evening: Evening, phone: str) -> None:
         )
 
 
-def _enter(evening: Evening, player: Player, *, phone: str, pending: bool) -> EveningPlayer:
-    if evening.players.count() >= MAX_PLAYERS:
+def _room(evening: Evening) -> None:
+    # Guests waiting for the organiser take no place (scoring/evening/flood.py): a flood of
+    # them never fills the evening for the organiser or the club's members.
+    if evening.players.filter(pending=False).count() >= MAX_PLAYERS:
         raise CheckinError(_("Deze avond is vol."))
+
+
+def _enter(
+    evening: Evening, player: Player, *, phone: str, pending: bool, source: str = ""
+) -> EveningPlayer:
+    if not pending:
+        _room(evening)
     if evening.tournament is not None and not pending:
         checkin.tournament_check_in(tournament=evening.tournament, players=[player])
     return EveningPlayer.objects.create(
-        evening=evening, player=player, phone=phone, pending=pending
+        evening=evening, player=player, phone=phone, pending=pending, source=source
     )
 
 
@@ -242,9 +256,13 @@ def checkin_by_phone(*, evening: Evening, token: str, player_id: Any, phone: str
         return _enter(locked, player, phone=phone, pending=False)
 
 
-def checkin_guest(*, evening: Evening, token: str, name: Any, phone: str) -> EveningPlayer:
+def checkin_guest(
+    *, evening: Evening, token: str, name: Any, phone: str, source: str = ""
+) -> EveningPlayer:
     """Someone new adds themselves: a guest of the club, shown by initials, who plays once
-    the organiser confirms them."""
+    the organiser confirms them. ``source``: the address it came from, keyed
+    (``flood.address_key``), counted against the flood limit; a refusal of that limit is kept
+    (the organiser's screen shows it), so it is raised after the transaction."""
     with transaction.atomic():
         locked = _open(evening, token)
         typed = names.tidy(name) if isinstance(name, str) else ""
@@ -257,10 +275,15 @@ def checkin_guest(*, evening: Evening, token: str, name: Any, phone: str) -> Eve
                 _("Die naam kent de club al: zoek hem hierboven, of vraag de organisator.")
             )
         _phone_room(locked, phone)
-        player = Player.objects.create(
-            club=locked.club, name=typed, is_guest=True, confirmed=False, public_initials=True
-        )
-        return _enter(locked, player, phone=phone, pending=True)
+        if locked.players.filter(pending=True).count() >= settings.CHECKIN_PENDING_LIMIT:
+            raise flood.TooManyWaiting()
+        wait = flood.new_guest_wait(locked, source) if source else 0
+        if not wait:
+            player = Player.objects.create(
+                club=locked.club, name=typed, is_guest=True, confirmed=False, public_initials=True
+            )
+            return _enter(locked, player, phone=phone, pending=True, source=source)
+    raise flood.GuestFlood(wait)
 
 
 def checkin_by_organiser(*, evening: Evening, name: Any) -> EveningPlayer:
@@ -282,6 +305,7 @@ def guest_confirm(*, evening: Evening, player_id: int, actor: Any = None) -> Eve
     with transaction.atomic():
         locked = _lock(evening)
         entry = _entry(locked, player_id, pending=True)
+        _room(locked)
         club_services.guests_confirm(players=Player.objects.filter(pk=entry.player_id), actor=actor)
         if locked.tournament is not None:
             checkin.tournament_check_in(tournament=locked.tournament, players=[entry.player])
@@ -298,6 +322,26 @@ def guest_refuse(*, evening: Evening, player_id: int) -> None:
         entry = _entry(locked, player_id, pending=True)
         entry.delete()
         _drop_guest(entry.player)
+
+
+def flood_clear(*, evening: Evening, source: str) -> int:
+    """Refuse, in one go, every guest still waiting who was added from the address ``source``
+    (``flood.address_key``), as ``guest_refuse`` refuses one; its count of refusals starts
+    again, while its allowance stays spent (a flood gets no fresh burst). The number refused."""
+    with transaction.atomic():
+        locked = _lock(evening)
+        entries = list(
+            EveningPlayer.objects.select_related("player").filter(
+                evening=locked, pending=True, source=source
+            )
+        )
+        EveningPlayer.objects.filter(pk__in=[e.pk for e in entries]).delete()
+        for entry in entries:
+            _drop_guest(entry.player)
+        CheckinAllowance.objects.filter(evening=locked, source=source).update(
+            refused=0, refused_at=None
+        )
+        return len(entries)
 
 
 def checkin_sign_out(

@@ -13,7 +13,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.formats import date_format
 from django.utils.translation import gettext, ngettext
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from scoring import access
 from scoring.days import evening_day
@@ -40,7 +40,7 @@ def _posted_day(request: HttpRequest) -> datetime.date | None:
     return day if datetime.date(2000, 1, 1) <= day <= datetime.date(2999, 12, 31) else None
 
 
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 @access.requires(access.organiser_clubs)
 def evening_new(request: HttpRequest, clubs: list[Club]) -> HttpResponse:
     """A club evening: today's, for one of the clubs the organiser runs; the latest ones."""
@@ -66,7 +66,7 @@ def evening_new(request: HttpRequest, clubs: list[Club]) -> HttpResponse:
     )
 
 
-@require_GET
+@require_safe
 @access.requires(access.evening_organiser)
 def evening_page(request: HttpRequest, evening: Evening) -> HttpResponse:
     """The check-in screen: the QR, who is here (live), the guests waiting, the rounds."""
@@ -87,7 +87,7 @@ def evening_page(request: HttpRequest, evening: Evening) -> HttpResponse:
     return private_response(render(request, "scoring/evening/evening.html", context))
 
 
-@require_GET
+@require_safe
 @access.requires(access.evening_organiser)
 def evening_poster(request: HttpRequest, evening: Evening) -> HttpResponse:
     """The QR to hang up: one A4 page."""
@@ -193,6 +193,24 @@ def evening_guest(request: HttpRequest, evening: Evening) -> HttpResponse:
             services.guest_refuse(evening=evening, player_id=player_id)
             return gettext("De aanmelding is verwijderd.")
         raise ServiceError(gettext("Kies: bevestigen of weigeren."))
+
+    return _write(request, evening, write)
+
+
+@require_POST
+@access.requires(access.evening_organiser)
+def evening_flood(request: HttpRequest, evening: Evening) -> HttpResponse:
+    """A flood of new guests from one address (scoring/evening/flood.py): every guest of it
+    still waiting refused in one go."""
+    source = request.POST.get("source", "")[:16]
+
+    def write() -> str:
+        count = services.flood_clear(evening=evening, source=source)
+        return ngettext(
+            "%(count)s wachtende gast van dat adres is geweigerd.",
+            "%(count)s wachtende gasten van dat adres zijn geweigerd.",
+            count,
+        ) % {"count": count}
 
     return _write(request, evening, write)
 

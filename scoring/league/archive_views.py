@@ -14,7 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.cache import patch_vary_headers
 from django.utils.translation import get_language
 from django.views.decorators.cache import cache_control
-from django.views.decorators.http import condition, require_GET
+from django.views.decorators.http import condition, require_safe
 from django.views.decorators.vary import vary_on_headers
 
 from scoring import access, svg
@@ -52,7 +52,7 @@ def _day(value: str | None) -> datetime.date | None:
         return None
 
 
-@require_GET
+@require_safe
 @access.requires(access.league_viewer)
 def archive(request: HttpRequest, viewer: Viewer) -> HttpResponse:
     """Queries: 1. club; 2. the players to filter on; 3. the table labels; 4. the count;
@@ -137,7 +137,7 @@ def _until(value: str | None, last: int) -> int:
     return last
 
 
-@require_GET
+@require_safe
 @access.requires(access.league_viewer)
 def session_page(request: HtmxHttpRequest, viewer: Viewer, session_id: int) -> HttpResponse:
     """A session's lei, read-only: its result, its chart and the last ``SHEET_ROUNDS_SHOWN``
@@ -218,7 +218,7 @@ def session_page(request: HtmxHttpRequest, viewer: Viewer, session_id: int) -> H
     return private_response(response)
 
 
-@require_GET
+@require_safe
 @access.requires(access.league_viewer)
 def evening_today(request: HttpRequest, viewer: Viewer) -> HttpResponse:
     return redirect("league_evening", slug=viewer.club.slug, day=evening_day().isoformat())
@@ -248,7 +248,7 @@ def _evening_etag(request: HtmxHttpRequest, viewer: Viewer, day: str) -> str:
     return hashlib.sha256("|".join(parts).encode()).hexdigest()[:32]
 
 
-@require_GET
+@require_safe
 @access.requires(access.league_viewer)
 @cache_control(private=True, no_cache=True)
 @vary_on_headers("HX-Request", "Accept-Language", "Cookie")

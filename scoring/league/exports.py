@@ -9,7 +9,7 @@ from decimal import Decimal
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from scoring import access
 from scoring.access import Viewer
@@ -24,7 +24,7 @@ from scoring.names import public_names
 from scoring.sessionfile import public_file
 
 
-@require_GET
+@require_safe
 @access.requires(access.league_viewer)
 def season_standings_csv(request: HttpRequest, viewer: Viewer, season_id: int) -> HttpResponse:
     season = season_of(viewer, season_id)
@@ -70,7 +70,7 @@ def season_standings_csv(request: HttpRequest, viewer: Viewer, season_id: int) -
     return response
 
 
-@require_GET
+@require_safe
 @access.requires(access.league_viewer)
 def season_rounds_csv(request: HttpRequest, viewer: Viewer, season_id: int) -> HttpResponse:
     """Every player's result in every round of the season's finished sessions (one query,
@@ -132,7 +132,7 @@ def season_rounds_csv(request: HttpRequest, viewer: Viewer, season_id: int) -> H
     return response
 
 
-@require_GET
+@require_safe
 @access.requires(access.league_viewer)
 def session_export(request: HttpRequest, viewer: Viewer, session_id: int) -> HttpResponse:
     """The session as a ``toepen/1`` file (``Session.to_file``), for download."""

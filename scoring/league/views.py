@@ -26,7 +26,7 @@ from django.urls import reverse
 from django.utils.formats import number_format
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from scoring import access, svg
 from scoring.access import Viewer
@@ -49,7 +49,7 @@ HOME_CLUBS = 100  # the public clubs listed on the home page, by name
 STANDINGS_ROWS = get_template("scoring/league/season.html#rows")
 
 
-@require_GET
+@require_safe
 def home(request: HttpRequest) -> HttpResponse:
     """Queries: 1. the clubs that publish their standings; for a signed-in user (after the
     session and the user) 2. their clubs, 3. the clubs they organise for, 4. running and
@@ -79,7 +79,7 @@ def viewer_link(session: Session) -> str | None:
     return access.session_viewer_path(session)
 
 
-@require_GET
+@require_safe
 @access.requires(access.league_viewer)
 def club_home(request: HttpRequest, viewer: Viewer) -> HttpResponse:
     """Queries: 1. the club (and membership); 2. its seasons with their session counts;
@@ -117,7 +117,7 @@ def season_of(viewer: Viewer, season_id: int) -> Season:
     return get_object_or_404(Season, pk=season_id, club=viewer.club)
 
 
-@require_GET
+@require_safe
 @access.requires(access.league_viewer)
 def season_standings(request: HttpRequest, viewer: Viewer, season_id: int) -> HttpResponse:
     """The rows are rendered once per state of their data, language and audience and kept in
@@ -218,7 +218,7 @@ def _percent(value: float | None) -> str:
     return "-" if value is None else f"{round(100 * value)}%"
 
 
-@require_GET
+@require_safe
 @access.requires(access.league_viewer)
 def player_page(request: HttpRequest, viewer: Viewer, player_id: int) -> HttpResponse:
     """Queries: 1. club; 2. player; 3. the club's seasons; 4-6. statistics (session results,

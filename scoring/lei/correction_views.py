@@ -30,7 +30,7 @@ from scoring.lei.views import answer_gone, answer_write, new_key, sent_by, servi
 from scoring.models import Game, Round
 
 
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 @access.requires(access.scorer)
 @tap_limited
 def round_edit(request: HtmxHttpRequest, scorer: access.ScorerAccess, number: int) -> HttpResponse:

@@ -11,7 +11,7 @@ from django.http import (
     HttpResponse,
 )
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_http_methods, require_safe
 
 from scoring import access, writes
 from scoring.engine import Refusal
@@ -25,7 +25,7 @@ from scoring.models import Club, Player
 
 
 @access.requires(access.scorer_clubs)
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 def session_new(request: HttpRequest, clubs: list[Club]) -> HttpResponse:
     if not clubs:
         raise Http404("not a member of any club")
@@ -79,7 +79,7 @@ def session_new(request: HttpRequest, clubs: list[Club]) -> HttpResponse:
 
 
 @access.requires(access.scorer_clubs)
-@require_GET
+@require_safe
 def player_search(request: HttpRequest, clubs: list[Club]) -> HttpResponse:
     """Club players whose name contains ``q``: chips to tap into the next free seat."""
     club = next((c for c in clubs if str(c.pk) == request.GET.get("club")), None)

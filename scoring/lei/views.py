@@ -32,7 +32,7 @@ from django.utils.cache import patch_cache_control
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django.utils.translation import get_language, gettext
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from scoring import access, writes
 from scoring.engine import Refusal
@@ -275,7 +275,7 @@ def _write(
     return answer_write(request, scorer, outcome=outcome, undone=said)
 
 
-@require_GET
+@require_safe
 def scorer_link(request: HttpRequest, token: str) -> HttpResponse:
     """A tablet without an account opens the secret link once; the Django session keeps it."""
     session = access.session_by_scorer_token(token)
@@ -322,7 +322,7 @@ def viewer_link_change(request: HttpRequest, scorer: access.ScorerAccess) -> Htt
     return redirect(tablet_url(scorer.session))
 
 
-@require_GET
+@require_safe
 @access.requires(access.scorer)
 def tablet(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     if request.htmx:  # the page's own poll (#follow, static/js/lei.js): the lei as it is now
@@ -375,7 +375,7 @@ def _win_chances(session: Session) -> list[tuple[str, int]]:
     return [(name, round(100 * chances[pid])) for pid, name in seats if pid in chances]
 
 
-@require_GET
+@require_safe
 @access.requires(access.scorer)
 def session_share(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     """The links to share a game, with their QR codes: "Deel" on the tablet fetches them when
@@ -398,7 +398,7 @@ def session_share(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> Http
     return no_compression(response)
 
 
-@require_GET
+@require_safe
 def service_worker(request: HttpRequest) -> HttpResponse:
     """The tablet's service worker (``templates/scoring/lei/service_worker.js``), from the site's
     root: a worker's scope is the folder it is served from, and it must see the tablet pages

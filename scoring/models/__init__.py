@@ -21,7 +21,13 @@ from scoring.models.clubs import (
     default_ranking,
     new_scorer_token,
 )
-from scoring.models.evening import Evening, EveningPlayer, EveningTable, new_checkin_token
+from scoring.models.evening import (
+    CheckinAllowance,
+    Evening,
+    EveningPlayer,
+    EveningTable,
+    new_checkin_token,
+)
 from scoring.models.lei import (
     AuditEntry,
     IdempotencyKey,
@@ -46,6 +52,7 @@ from scoring.models.toernooi import (
 
 __all__ = [
     "AuditEntry",
+    "CheckinAllowance",
     "Club",
     "ClubInvitation",
     "ClubMembership",

@@ -60,6 +60,9 @@ class EveningPlayer(models.Model):
     evening = models.ForeignKey(Evening, on_delete=models.CASCADE, related_name="players")
     player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
     phone = models.CharField(_("telefoon"), max_length=40, blank=True)
+    # A new guest's address, keyed (``scoring.evening.flood.address_key``): the organiser
+    # refuses a flood's guests by it in one go. Empty for everyone else.
+    source = models.CharField(_("adres"), max_length=16, blank=True)
     pending = models.BooleanField(_("wacht op de organisator"), default=False)
     at = models.DateTimeField(_("aangemeld"), default=timezone.now)
 
@@ -96,3 +99,26 @@ class EveningTable(models.Model):
 
     def __str__(self) -> str:
         return f"{self.evening}: ronde {self.round}, tafel {self.number}"
+
+
+class CheckinAllowance(models.Model):
+    """How many new guests one address has added on an evening's QR, as the generic cell rate
+    algorithm counts them (``scoring.evening.flood``), and what it was refused: the organiser's
+    screen shows an address refused as a flood."""
+
+    evening = models.ForeignKey(Evening, on_delete=models.CASCADE, related_name="allowances")
+    source = models.CharField(max_length=16)  # the address, keyed
+    # When this address's burst is whole again, in milliseconds since 1970.
+    full_at = models.BigIntegerField(default=0)
+    refused = models.PositiveIntegerField(default=0)  # new guests refused since the last clear
+    refused_at = models.DateTimeField(null=True, blank=True)  # the first of those
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["evening", "source"], name="checkinallowance_one_per_address"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.evening}: {self.source}"

@@ -8,7 +8,7 @@ from decimal import Decimal
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.formats import number_format
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from scoring import access
 from scoring.access import Viewer
@@ -30,7 +30,7 @@ def _lines(viewer: Viewer, rows: list[selectors.RatingRow]) -> list[dict]:
     ]
 
 
-@require_GET
+@require_safe
 @access.requires(access.league_viewer)
 def club_ratings(request: HttpRequest, viewer: Viewer) -> HttpResponse:
     """Queries: 1. the club (and membership); 2-3. the history's key and the one the ratings
@@ -51,7 +51,7 @@ def club_ratings(request: HttpRequest, viewer: Viewer) -> HttpResponse:
     )
 
 
-@require_GET
+@require_safe
 @access.requires(access.league_viewer)
 def club_ratings_csv(request: HttpRequest, viewer: Viewer) -> HttpResponse:
     ratings_fresh(club_id=viewer.club.pk)

@@ -22,7 +22,7 @@ from scoring.toernooi.forms import PasteForm
 from scoring.writes import ServiceError
 
 
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 @access.requires(access.organiser)
 def tournament_paste(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     form = PasteForm(request.POST or None)

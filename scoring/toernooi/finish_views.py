@@ -11,7 +11,7 @@ from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from scoring import access
 from scoring.access import Viewer
@@ -31,7 +31,7 @@ def _public(viewer: Viewer, pk: int) -> Tournament:
     return tournament
 
 
-@require_GET
+@require_safe
 @access.requires(access.league_viewer)
 def public_prizes(request: HttpRequest, viewer: Viewer, pk: int) -> HttpResponse:
     """The prize list for everyone who may see the club's standings, once the tournament is
@@ -69,7 +69,7 @@ def _csv(
     return response
 
 
-@require_GET
+@require_safe
 @access.requires(access.league_viewer)
 def public_csv(request: HttpRequest, viewer: Viewer, pk: int) -> HttpResponse:
     """The order the room sees as CSV (the final order once the tournament is over; its
@@ -84,7 +84,7 @@ def public_csv(request: HttpRequest, viewer: Viewer, pk: int) -> HttpResponse:
     )
 
 
-@require_GET
+@require_safe
 @access.requires(access.organiser)
 def organiser_csv(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """The organiser's CSV of the prize list: the final order, with every name in full."""

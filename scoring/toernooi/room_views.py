@@ -8,7 +8,7 @@ from typing import Any
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from scoring import access
 from scoring.access import Viewer
@@ -59,7 +59,7 @@ def table_pages(tables: list[dict[str, Any]], lines: int) -> list[list[dict[str,
     return pages
 
 
-@require_GET
+@require_safe
 @access.requires(access.league_viewer)
 def standings_page(request: HttpRequest, viewer: Viewer, pk: int) -> HttpResponse:
     """The standings after every series, provisional while one runs.
@@ -86,7 +86,7 @@ def standings_page(request: HttpRequest, viewer: Viewer, pk: int) -> HttpRespons
     )
 
 
-@require_GET
+@require_safe
 @access.requires(access.league_viewer)
 def tv_page(request: HtmxHttpRequest, viewer: Viewer, pk: int) -> HttpResponse:
     """The room's TV: the standings and the tables of the series drawn or playing, large.

@@ -9,7 +9,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from scoring import access
 from scoring.http import no_compression, private_response
@@ -63,7 +63,7 @@ def table_finish(
 # --- table cards and a paper lei -------------------------------------------------------------
 
 
-@require_GET
+@require_safe
 @access.requires(access.organiser)
 def table_cards(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
     """The printable table cards of a started series, ``CARDS_PER_PAGE`` a page (``?pagina=``),
@@ -109,7 +109,7 @@ def table_cards(request: HttpRequest, tournament: Tournament, number: int) -> Ht
     return no_compression(private_response(response))
 
 
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 @access.requires(access.organiser)
 def table_paper(
     request: HttpRequest, tournament: Tournament, number: int, table: int
@@ -221,7 +221,7 @@ def final_table(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     return redirect(series_url(series))
 
 
-@require_GET
+@require_safe
 @access.requires(access.organiser)
 def prize_list(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """The organiser's prize list to print (full names, a column for the prize), the switch

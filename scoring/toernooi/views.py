@@ -45,7 +45,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from scoring import access
 from scoring.http import HtmxHttpRequest, not_allowed
@@ -96,7 +96,7 @@ def series_url(series: Series) -> str:
 
 
 @access.requires(access.organiser_clubs)
-@require_GET
+@require_safe
 def tournament_list(request: HttpRequest, clubs: list[Club]) -> HttpResponse:
     """The tournaments of the clubs the user organises, newest first."""
     found = (
@@ -110,7 +110,7 @@ def tournament_list(request: HttpRequest, clubs: list[Club]) -> HttpResponse:
 
 
 @access.requires(access.organiser_clubs)
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 def tournament_new(request: HttpRequest, clubs: list[Club]) -> HttpResponse:
     if not clubs:
         return not_allowed(
@@ -152,7 +152,7 @@ def tournament_new(request: HttpRequest, clubs: list[Club]) -> HttpResponse:
 # --- the organiser: the tournament's page ----------------------------------------------------
 
 
-@require_GET
+@require_safe
 @access.requires(access.organiser)
 def tournament_page(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """What to do next, the series so far, and the links to the standings and the TV."""
@@ -203,7 +203,7 @@ def tournament_page(request: HttpRequest, tournament: Tournament) -> HttpRespons
 # --- check-in --------------------------------------------------------------------------------
 
 
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 @access.requires(access.organiser)
 def tournament_checkin(request: HtmxHttpRequest, tournament: Tournament) -> HttpResponse:
     """One screen: every club member as a big toggle (tap: present, tap again: not), walk-ins
@@ -402,7 +402,7 @@ def _seed(request: HttpRequest) -> int | bool | None:
     return seed if 0 <= seed < 2**63 else False
 
 
-@require_GET
+@require_safe
 @access.requires(access.organiser)
 def series_page(request: HtmxHttpRequest, tournament: Tournament, number: int) -> HttpResponse:
     """A drawn series: its tables, the repeat pairs, swap, draw again, start. A running one:

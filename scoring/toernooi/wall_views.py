@@ -7,7 +7,7 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext, ngettext
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from scoring import access
 from scoring.models import Series, Tournament
@@ -18,7 +18,7 @@ from scoring.toernooi.services import TournamentError
 from scoring.toernooi.views import series_of, series_write
 
 
-@require_GET
+@require_safe
 @access.requires(access.organiser)
 def series_sheet(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
     """The seating of a series on one A4 to hang up: every table, its players in seat order

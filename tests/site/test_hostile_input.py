@@ -835,6 +835,7 @@ def pages(world: dict[str, Any]) -> dict[str, str]:
                 "evening_guest",
                 "evening_draw",
                 "evening_sign_out",
+                "evening_flood",
                 "evening_draw_discard",
                 "evening_date",
             ]

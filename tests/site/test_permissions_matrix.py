@@ -149,6 +149,7 @@ MATRIX: dict[str, dict[str, tuple[int, ...]]] = {
     "evening_guest": {"GET": ALL_405, "POST": ORGANISER_POST},  # refused: no guest
     "evening_draw": {"GET": ALL_405, "POST": ORGANISER_POST},  # refused: no round
     "evening_sign_out": {"GET": ALL_405, "POST": ORGANISER_POST},  # refused: no player
+    "evening_flood": {"GET": ALL_405, "POST": ORGANISER_POST},  # nothing waiting: 0 refused
     "evening_draw_discard": {"GET": ALL_405, "POST": ORGANISER_POST},  # refused: no round
     "evening_date": {"GET": ALL_405, "POST": ORGANISER_POST},  # refused: no date
     "tournament_prizes": {"GET": ORGANISER_GET, "POST": ALL_405},
@@ -297,6 +298,7 @@ class World:
             "evening_guest": [self.evening_id],
             "evening_draw": [self.evening_id],
             "evening_sign_out": [self.evening_id],
+            "evening_flood": [self.evening_id],
             "evening_draw_discard": [self.evening_id],
             "evening_date": [self.evening_id],
         }
@@ -427,3 +429,43 @@ def test_every_role_gets_the_answer_in_the_table(role, db, django_user_model):
     # Nothing was scored by any of it: every POST was refused or carried an empty form.
     after = list(world.session.rounds.order_by("number").values_list("events", flat=True))
     assert after == before
+
+
+# --- HEAD and private pages, over the same URLs --------------------------------------------------
+
+
+# Answers that are the same whoever asks (they never look at the user): no "private" needed.
+SAME_FOR_EVERYONE = {"service_worker"}  # the tablet's offline script, no data
+
+
+@pytest.mark.parametrize("role", ["anonymous", "scorer", "admin"])
+def test_head_is_answered_wherever_get_is_and_member_pages_are_private(role, db, django_user_model):
+    """Uptime checks and link previews ask HEAD: it gets GET's answer without a body, never
+    405 where GET is answered. A page a member sees is ``Cache-Control: private`` (or
+    ``no-store``): it may show them more than a stranger (toepen_site/middleware.py)."""
+    world = build_world(django_user_model)
+    wrong: list[str] = []
+    heads = privates = 0
+    # The event stream (scoring/push/) is no page: a HEAD of it tells nothing, and it is left
+    # to GET alone.
+    keys = [k for k in MATRIX if k != "push_stream"]
+    for key in sorted(keys, key=lambda k: k == "scorer_link_change"):
+        for url, _override in world.urls(key):
+            client = client_for(role, world)
+            got = client.get(url)
+            head = client.head(url)
+            if got.status_code != 405 and head.status_code != got.status_code:
+                wrong.append(
+                    f"HEAD {url} ({key}) as {role}: {head.status_code}, GET {got.status_code}"
+                )
+            heads += 1
+            if head.content:
+                wrong.append(f"HEAD {url} ({key}) as {role}: a body")
+            control = got.get("Cache-Control", "")
+            member_page = role != "anonymous" and got.status_code == 200
+            member_page = member_page and key not in SAME_FOR_EVERYONE
+            privates += member_page
+            if member_page and "private" not in control and "no-store" not in control:
+                wrong.append(f"GET {url} ({key}) as {role}: Cache-Control {control!r}")
+    assert wrong == []
+    note("head_private", heads=heads, private_pages=privates)

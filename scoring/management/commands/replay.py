@@ -21,9 +21,11 @@ from scoring.engine import Refusal, Result, replay
 from scoring.sessionfile import (
     MAX_DEPTH,
     MAX_SESSION_BYTES,
+    DuplicateKey,
     SessionFileError,
     read_text,
     too_deep,
+    unique_keys,
 )
 
 
@@ -57,7 +59,9 @@ def read_session_file(path: str) -> Any:
         raise CommandError(str(error)) from None
     deep = CommandError(f"not a valid session file: the JSON is nested deeper than {MAX_DEPTH}")
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=unique_keys)
+    except DuplicateKey as error:
+        raise CommandError(f"not a valid session file: {error}") from None
     except json.JSONDecodeError as error:
         raise CommandError(
             f"not a valid session file: {path} is not JSON "
