@@ -317,6 +317,22 @@ def test_the_tv_pages_200_players_tables_beside_their_standings(client, public_c
     assert seen[: seen.index(50) + 1] == list(range(1, 51))
 
 
+@pytest.mark.parametrize(("name", "columns"), [("Speler {:02}", 2), (LONG + " {:02}", 1)])
+def test_the_tv_gives_long_names_the_whole_width(client, public_club, name, columns):
+    """Names that fit half a column stand 40 to a screen in two columns, two to a table's
+    line; one longer name (room_views.TV_HALF_NAME) and they stand in one column, one a line."""
+    players = [Player.objects.create(club=public_club, name=name.format(i)) for i in range(30)]
+    tournament = tournaments.tournament_create(club=public_club, name="Avond", series_count=2)
+    checkin.tournament_check_in(tournament=tournament, players=players)
+    tournaments.series_draw(tournament=tournament, expected_number=1, seed=4)
+    url = reverse("tournament_tv", args=[public_club.slug, tournament.pk])
+    text = client.get(url, **HX).content.decode()
+    assert text.count("<tbody>") == columns
+    assert ("tv-standings--wide" in text) == (columns == 1)
+    assert ("tv-tables--wide" in text) == (columns == 1)
+    assert text.count("data-name>") == 30 + (20 if columns == 1 else 30)  # tables + standings
+
+
 def test_a_tv_whose_tables_turn_pages_keeps_polling(client, public_club, monkeypatch):
     """A pushed part is drawn only when something changes: a TV whose standings fit one page
     but whose tables need more than one would stay on its first tables, so it polls."""
