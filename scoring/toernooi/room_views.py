@@ -27,6 +27,11 @@ TV_BIG_TABLES = 4  # this many or fewer: their names as large as the standings'
 # each, a row's border and gap about half a line): 14 tables of four, 10 of five.
 TV_TABLE_LINES = 35
 TV_TABLE_LINES_WITH_CLOCK = 30  # the round timer takes the height of some five lines
+# A name of more letters than this does not fit half the standings' width, nor half a table's
+# row: then the standings take one column of the whole width and the tables one name a line,
+# each name whole (40 letters at most, scoring/names.py) rather than cut to its first 13,
+# where "Johanna van …" three times told nobody apart (tests/browser/test_tournament_tv.py).
+TV_HALF_NAME = 15
 
 
 def tournament_of(viewer: Viewer, pk: int) -> Tournament:
@@ -45,12 +50,15 @@ def _lines(
     return finish.lines(rows, lambda p: viewer.name(p.name, p.public_initials))
 
 
-def table_pages(tables: list[dict[str, Any]], lines: int) -> list[list[dict[str, Any]]]:
-    """The tables in pages of at most ``lines`` lines of names (``TV_TABLE_LINES``)."""
+def table_pages(
+    tables: list[dict[str, Any]], lines: int, *, per_line: int = 2
+) -> list[list[dict[str, Any]]]:
+    """The tables in pages of at most ``lines`` lines of names (``TV_TABLE_LINES``), with
+    ``per_line`` names a line."""
     pages: list[list[dict[str, Any]]] = [[]]
     used = 0.0
     for table in tables:
-        cost = (len(table["players"]) + 1) // 2 + 0.5
+        cost = (len(table["players"]) + per_line - 1) // per_line + 0.5
         if pages[-1] and used + cost > lines:
             pages.append([])
             used = 0.0
@@ -112,13 +120,21 @@ def tv_page(request: HtmxHttpRequest, viewer: Viewer, pk: int) -> HttpResponse:
                 }
             )
     # One page number turns both lists: each shows its own page of it, round and round.
-    paginator = Paginator(_lines(viewer, tournament, standings), TV_ROWS_PER_PAGE)
+    lines = _lines(viewer, tournament, standings)
+    names = [line["name"] for line in lines] + [n for t in tables for n in t["players"]]
+    wide = any(len(name) > TV_HALF_NAME for name in names)
+    per_column = TV_ROWS_PER_COLUMN
+    paginator = Paginator(lines, per_column if wide else TV_ROWS_PER_PAGE)
     big = len(tables) <= TV_BIG_TABLES
     clock_shown = current is not None and current.clock_ends_at is not None
     pages = (
         [tables]
         if big
-        else table_pages(tables, TV_TABLE_LINES_WITH_CLOCK if clock_shown else TV_TABLE_LINES)
+        else table_pages(
+            tables,
+            TV_TABLE_LINES_WITH_CLOCK if clock_shown else TV_TABLE_LINES,
+            per_line=1 if wide else 2,
+        )
     )
     cycle = max(paginator.num_pages, len(pages))
     try:
@@ -138,9 +154,8 @@ def tv_page(request: HtmxHttpRequest, viewer: Viewer, pk: int) -> HttpResponse:
         "standings": standings,
         "over": finish.is_over(tournament),
         "lines": shown,
-        "columns": [
-            shown[i : i + TV_ROWS_PER_COLUMN] for i in range(0, len(shown), TV_ROWS_PER_COLUMN)
-        ],
+        "columns": [shown[i : i + per_column] for i in range(0, len(shown), per_column)],
+        "wide": wide,
         "compact": not big,
         "big": big,
         "page": page.number,

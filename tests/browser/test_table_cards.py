@@ -22,17 +22,13 @@ from playwright.sync_api import expect
 from scoring.models import Club, ClubMembership, Player
 from scoring.toernooi import checkin
 from scoring.toernooi import services as tournaments
-from tests.browser.pages import TABLET, console_errors, login
+from tests.browser.pages import TABLET, console_errors, login, long_names
 
 pytestmark = pytest.mark.browser
 
-# Real full names: the card's layout must not push the QR code off the page.
-NAMES = [
-    "Wilhelmina van den Berg", "Anne-Marie Hoogeveen", "Bas van der Velde-Smits",
-    "Cornelis Jacobus Dekker", "Dirk-Jan ter Horst", "Evelien Groot-Wassink",
-    "Fien van Oldenbarnevelt", "Gijsbert Schimmelpenninck", "Hans de Vries", "Ilse Brouwer",
-    "Joop Zoetemelk", "Kees van Kooten", "Lies Bakker",
-]  # fmt: skip
+# Real full names, the longest there are (40 letters, each on two lines of the card): the
+# card's layout must not push the QR code onto a page of its own.
+NAMES = sorted(long_names(400), key=len)[-13:]
 MIN_SYMBOL_MM = 30
 QUIET_MODULES = 4
 
@@ -112,7 +108,11 @@ def test_every_printed_table_card_scans_as_its_own_tables_scorer_link(
     players = [Player.objects.create(club=club, name=n) for n in NAMES]
     user = get_user_model().objects.create_user("organisator", password="geheim-genoeg-1")
     ClubMembership.objects.create(user=user, club=club, role="admin")
-    tournament = tournaments.tournament_create(club=club, name="Wintertoernooi", series_count=2)
+    tournament = tournaments.tournament_create(
+        club=club,
+        name="Het grote Wilhelmina van den Berg-Hoogendoorn-toernooi van de Gouden Boer",
+        series_count=2,
+    )
     checkin.tournament_check_in(tournament=tournament, players=players)
     series = tournaments.series_draw(tournament=tournament, expected_number=1, seed=2)
     tournaments.series_start(series=series)

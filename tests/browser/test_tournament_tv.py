@@ -2,9 +2,10 @@
 
 At 1920 x 1080 with 26, 60 and 200 players whose full names are long ("Wilhelmina van den
 Berg-Hoogendoorn"), every page the TV turns to is measured: every box inside the screen, no
-name's box over a number's, and a name longer than its box cut with an ellipsis. After the
-final the TV and the public standings (375 x 812 and 1280 x 800) say "Einduitslag" and show
-the final table's order; the phone keeps the strafpunten in view; the prize list is public.
+name's box over a number's, every name and the title whole (none cut, so no two players look
+the same). After the final the TV and the public standings (375 x 812 and 1280 x 800) say
+"Einduitslag" and show the final table's order; the phone keeps the strafpunten in view; the
+prize list is public.
 
 Screenshots land in test-artifacts/screenshots/ (toernooi-tv-*.png, toernooi-finish-*.png).
 """
@@ -61,8 +62,11 @@ MEASURE = """() => {
   // A number is never cut: its box holds it whole.
   const clipped = numbers.filter((m) => m.scrollWidth > m.clientWidth + 1)
     .map((m) => m.textContent);
+  const title = document.querySelector('.tv-title');
+  const titleCut = title.scrollWidth > title.clientWidth + 1
+    || title.getBoundingClientRect().right > innerWidth + 1;
   return {outside, overlaps, spilled, clipped, heads, cut, names: names.length,
-          numbers: numbers.length};
+          numbers: numbers.length, titleCut};
 }"""
 
 
@@ -80,6 +84,9 @@ def check_every_page(tv, url: str, shot: str, screenshot_dir) -> int:
         assert found["clipped"] == [], (page, found["clipped"][:5])
         assert found["heads"] == [], (page, found["heads"])
         assert found["names"] > 0
+        # Every name whole, so no two players look the same; the title whole too.
+        assert found["cut"] == 0, (page, found["cut"])
+        assert not found["titleCut"]
         assert tv.evaluate(
             "document.documentElement.scrollHeight <= innerHeight + 1"
             " && document.documentElement.scrollWidth <= innerWidth + 1"
@@ -95,9 +102,10 @@ def check_every_page(tv, url: str, shot: str, screenshot_dir) -> int:
 @pytest.mark.parametrize(
     ("count", "end_mode", "pages"),
     [
-        (26, Tournament.EndMode.TOEPKONING, 1),
-        (60, Tournament.EndMode.TIME, 2),  # with the round timer above the tables
-        (200, Tournament.EndMode.TOEPKONING, 5),
+        # Names this long take the standings' whole width: 20 players a page.
+        (26, Tournament.EndMode.TOEPKONING, 2),
+        (60, Tournament.EndMode.TIME, 3),  # with the round timer above the tables
+        (200, Tournament.EndMode.TOEPKONING, 10),
     ],
 )
 def test_the_tv_holds_a_night_of_long_names(
@@ -148,6 +156,7 @@ def test_the_room_sees_the_finish(browser, base_url, screenshot_dir):
         play_rounds(session, [underdog.name])
     tournament_results.series_finish(series=final)
     expect(tv.locator("[data-final]")).to_have_text("Einduitslag", timeout=20_000)
+    tv.goto(url + "?pagina=1")  # the TV turns its pages: the top of the standings
     expect(tv.locator(".tv-standings tbody tr").first).to_contain_text(underdog.name[:10])
     found = tv.evaluate(MEASURE)
     assert found["outside"] == []

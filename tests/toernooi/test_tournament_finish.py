@@ -300,19 +300,37 @@ def test_the_tv_pages_200_players_tables_beside_their_standings(client, public_c
     while True:
         text = client.get(f"{url}?pagina={page}", **HX).content.decode()
         tables = [int(n) for n in re.findall(r'tv-table__number" data-num>(\d+)', text)]
-        assert 0 < len(tables) <= 14  # a page holds at most 14 tables of four
+        # Names this long are one to a line (room_views.TV_HALF_NAME): 7 tables of four a page.
+        assert 0 < len(tables) <= 7
         assert f"tafel {tables[0]}\u2013{tables[-1]} van 50" in text  # an en dash
         seen += tables
-        standings_pages.add(re.search(r"pagina (\d) van 5", text).group(1))
+        standings_pages.add(re.search(r"pagina (\d+) van 10", text).group(1))
         turns += 1
         page = int(re.search(r"\?pagina=(\d+)", text).group(1))
         if page == 1:
             break
-    # Five turns show the five pages of standings, and every table at least once, in order.
-    assert turns == 5
-    assert standings_pages == {"1", "2", "3", "4", "5"}
+    # Ten turns show the ten pages of standings (one column of 20 a page: the names are long),
+    # and every table at least once, in order.
+    assert turns == 10
+    assert standings_pages == {str(n) for n in range(1, 11)}
     assert sorted(set(seen)) == list(range(1, 51))
     assert seen[: seen.index(50) + 1] == list(range(1, 51))
+
+
+@pytest.mark.parametrize(("name", "columns"), [("Speler {:02}", 2), (LONG + " {:02}", 1)])
+def test_the_tv_gives_long_names_the_whole_width(client, public_club, name, columns):
+    """Names that fit half a column stand 40 to a screen in two columns, two to a table's
+    line; one longer name (room_views.TV_HALF_NAME) and they stand in one column, one a line."""
+    players = [Player.objects.create(club=public_club, name=name.format(i)) for i in range(30)]
+    tournament = tournaments.tournament_create(club=public_club, name="Avond", series_count=2)
+    checkin.tournament_check_in(tournament=tournament, players=players)
+    tournaments.series_draw(tournament=tournament, expected_number=1, seed=4)
+    url = reverse("tournament_tv", args=[public_club.slug, tournament.pk])
+    text = client.get(url, **HX).content.decode()
+    assert text.count("<tbody>") == columns
+    assert ("tv-standings--wide" in text) == (columns == 1)
+    assert ("tv-tables--wide" in text) == (columns == 1)
+    assert text.count("data-name>") == 30 + (20 if columns == 1 else 30)  # tables + standings
 
 
 def test_a_tv_whose_tables_turn_pages_keeps_polling(client, public_club, monkeypatch):
