@@ -67,8 +67,9 @@ def home(request: HttpRequest) -> HttpResponse:
             # Club evenings and tournaments are a club admin's: a scorer would tap into a 403.
             "organises": bool(clubs) and bool(access.clubs_administered_by(request.user)),
             "running": list(sessions.running().order_by("-updated_at")[:20]),
-            "finished": list(sessions.finished().order_by("-updated_at")[:10]),
+            "finished": list(sessions.finished().by_end()[:10]),
         }
+        context["admin_link"] = access.may_use_admin(request.user, administers=context["organises"])
     return render(request, "scoring/home.html", context)
 
 

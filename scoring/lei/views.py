@@ -293,11 +293,11 @@ def scorer_link_change(request: HttpRequest, scorer: access.ScorerAccess) -> Htt
     try:
         if request.POST.get("action") == "revoke":
             seals.session_revoke_token(session=scorer.session, actor=request.user)
-            messages.success(request, gettext("De scorerlink werkt niet meer."))
+            messages.success(request, gettext("De schrijverslink werkt niet meer."))
         else:
             seals.session_rotate_token(session=scorer.session, actor=request.user)
             messages.success(
-                request, gettext("Er is een nieuwe scorerlink; de oude werkt niet meer.")
+                request, gettext("Er is een nieuwe schrijverslink; de oude werkt niet meer.")
             )
     except funnel.SessionGone:
         return answer_gone(request)

@@ -329,7 +329,7 @@ def paper_games(overview: Sequence[TableStatus]) -> set[int]:
 @dataclass
 class Correction:
     at: Any  # a datetime
-    who: str  # the user's name, "scorerlink", or "" (a command)
+    who: str  # the user's name, "schrijverslink", or "" (a command)
     text: str
 
 
@@ -360,7 +360,7 @@ def corrections(tournament: Tournament, limit: int = 100) -> list[Correction]:
 def _who(entry: AuditEntry) -> str:
     if entry.user is not None:
         return entry.user.get_username()
-    return gettext("scorerlink") if entry.by_scorer_token else ""
+    return gettext("schrijverslink") if entry.by_scorer_token else ""
 
 
 def _where(facts: dict[str, Any]) -> str:
