@@ -25,7 +25,7 @@ from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from scoring import names
+from scoring import labels, names
 from scoring.clubs import services as club_services
 from scoring.days import evening_day
 from scoring.http import id_from
@@ -371,7 +371,7 @@ def evening_draw(
                 club=locked.club,
                 players=[by_id[p] for p in members],
                 dealer=by_id[dealer],
-                table_label=_("Ronde %(round)s · tafel %(table)s") % {"round": number, "table": n},
+                table_label=labels.evening_table(round_number=number, table=n),
                 season=locked.season,
                 played_on=locked.date,
                 actor=actor,

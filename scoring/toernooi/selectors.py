@@ -13,7 +13,7 @@ from typing import Any
 
 from django.db.models import Prefetch, Q
 from django.utils.functional import Promise
-from django.utils.translation import gettext, gettext_lazy
+from django.utils.translation import gettext, gettext_lazy, pgettext_lazy
 
 from scoring.models import (
     AuditEntry,
@@ -95,7 +95,8 @@ TIE_BREAKERS = [
     ),
 ]
 DECIDED_BY = {
-    "strafpunten": gettext_lazy("strafpunten"),
+    # The figure, not the game (German "Strafpunkte", not the game's "Strafpunkte (strafpunten)").
+    "strafpunten": pgettext_lazy("de punten", "strafpunten"),
     "toepkoningen": gettext_lazy("toepkoningen"),
     "onderling": gettext_lazy("onderling"),
 }

@@ -39,6 +39,7 @@ ROOMS: list[tuple[str, tuple[str, ...]]] = [
             "scoring.http",
             "scoring.svg",
             "scoring.figures",
+            "scoring.labels",
             "scoring.sessionfile",
             "scoring.notify",
         ),
