@@ -42,11 +42,16 @@ def checkin_phone(request: HttpRequest, desk: access.CheckinDesk) -> HttpRespons
         patch_cache_control(response, no_store=True)
         return response
     phone, new = phone_of(request)
+    question = None  # "Bedoel je Kees Bakker?" before a second player is made for one person
     if request.method == "POST":
         try:
             if "guest" in request.POST:
                 entry = services.checkin_guest(
-                    evening=evening, token=desk.token, name=request.POST["guest"], phone=phone
+                    evening=evening,
+                    token=desk.token,
+                    name=request.POST["guest"],
+                    phone=phone,
+                    sure=request.POST.get("zeker") == "1",
                 )
                 done = gettext("Welkom, %(name)s! De organisator bevestigt je aanmelding zo.") % {
                     "name": entry.player.name
@@ -61,10 +66,13 @@ def checkin_phone(request: HttpRequest, desk: access.CheckinDesk) -> HttpRespons
                 done = gettext("%(name)s is aangemeld. Veel plezier!") % {
                     "name": entry.player.public_name()
                 }
+        except services.NameLooksLike as like:
+            question = {"typed": like.typed, "players": like.players}
         except ServiceError as error:
             messages.error(request, str(error))
         else:
             messages.success(request, done)
+    if request.method == "POST" and question is None:
         response = redirect(request.path)
     else:
         typed = request.GET.get("naam", "")[:80]
@@ -81,6 +89,7 @@ def checkin_phone(request: HttpRequest, desk: access.CheckinDesk) -> HttpRespons
                 "mine": mine,
                 "left": max(services.PHONE_LIMIT - len(mine), 0),
                 "search_min": selectors.SEARCH_MIN,
+                "question": question,
             },
         )
     if new:
