@@ -150,6 +150,15 @@ def admin_club_ids(request: HttpRequest) -> frozenset[int] | None:
     return cached
 
 
+def may_use_admin(user, *, administers: bool) -> bool:
+    """Whether the home page links to the Django admin: a superuser, or an active staff user who
+    is a club admin (``administers``: the caller asked ``clubs_administered_by`` already); the
+    admin shows anyone else nothing of scoring (``admin_club_ids``)."""
+    if not (user.is_active and user.is_staff):
+        return False
+    return user.is_superuser or administers
+
+
 # --- the roles a view requires -------------------------------------------------------------------
 #
 # Each takes the request and the URL arguments it reads, by name, and returns what the view
@@ -178,7 +187,7 @@ def scorer(request: HttpRequest, pk: int) -> ScorerAccess:
         actor = Actor(user=user if user.is_authenticated else None, scorer_token=True)
         return ScorerAccess(session=session, actor=actor)
     if not user.is_authenticated:
-        raise LoginNeeded(gettext("Log in of open de scorerlink."))
+        raise LoginNeeded(gettext("Log in of open de schrijverslink."))
     raise Http404("no such session")
 
 

@@ -10,6 +10,9 @@ Who sees what
   role, not from Django's per-user permission table: one source of truth (the membership), and
   "stop being admin of this club" is one click.
 - Any other staff user sees nothing of scoring.
+- The app's own bookkeeping (``internal``: round scores, game results, tap keys) is the
+  superuser's; the audit log is not on a club admin's index (``listed``) but is reached from a
+  game's page, filtered to that game.
 
 How
 ---
@@ -78,6 +81,10 @@ class ClubScopedPermissions:
     read_only = False
     addable = True
     deletable = True
+    # The app's own bookkeeping (projections, tap keys): the superuser's, not a club admin's.
+    internal = False
+    # Not on a club admin's admin index, only reached from a page that links to it.
+    listed = True
 
     def _club_ok(self, request: HttpRequest, obj: Any) -> bool:
         ids = admin_club_ids(request)
@@ -88,9 +95,14 @@ class ClubScopedPermissions:
         return obj is None or club_id_of(obj, self.club_path) in ids
 
     def has_module_permission(self, request: HttpRequest) -> bool:
-        return admin_club_ids(request) != frozenset()
+        ids = admin_club_ids(request)
+        if ids is not None and (self.internal or not self.listed):
+            return False
+        return ids != frozenset()
 
     def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        if self.internal and admin_club_ids(request) is not None:
+            return False
         return self._club_ok(request, obj)
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:

@@ -13,6 +13,10 @@
 - ``initials``: "Anne van Dijk" is "A.V.D." on a public page; ``display_name``: the name, or
   its initials where the player asked for them and the reader is no member.
 - ``public_names``: the initials of the players of one game who asked for them, made unique.
+- ``alike``: names close enough to ask "Bedoel je Kees Bakker?" before a second player is
+  made for one person: one edit apart ("Kees Baker"), by initials ("K. Bakker"), the parts
+  swapped ("Bakker Kees", "Bakker, Kees") or spelled with other spaces, hyphens and dots
+  ("Jan Willem", "Jan-Willem"). Equal names (``name_key``) are one player, not alike.
 - ``in_text``: finds a player's name inside a side's name ("anne geheimnaam & Fleur") by
   the same comparison, word by word, so a side named after a player shown by initials is
   renamed with them.
@@ -120,3 +124,68 @@ def in_text(text: str, names: Mapping[str, str]) -> str:
         else:
             i += 1
     return "".join(out) + text[done:] if out else original
+
+
+# Shorter names than this are not compared letter by letter: "Bas" and "Bob" are two people.
+_ALIKE_MIN_LETTERS = 5
+
+
+def _letters(name: str) -> str:
+    return "".join(c for c in name_key(name) if c.isalnum())
+
+
+def _parts(name: str) -> list[str]:
+    return [w for w in re.split(r"[\s,.\-]+", name_key(name)) if w]
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """``a`` and ``b`` differ by one letter added, dropped, changed or two swapped."""
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return False
+    if len(a) > len(b):
+        a, b = b, a
+    i = 0
+    while i < len(a) and a[i] == b[i]:
+        i += 1
+    if len(a) < len(b):
+        return a[i:] == b[i + 1 :]
+    if a[i + 1 :] == b[i + 1 :]:
+        return True
+    return a[i + 2 :] == b[i + 2 :] and a[i : i + 2] == b[i : i + 2][::-1]
+
+
+def _by_initials(typed: list[str], known: list[str]) -> bool:
+    """ "K. Bakker" for "Kees Bakker": every typed part the known part or its first letter,
+    at least one of them whole."""
+    if len(typed) != len(known) or typed == known:
+        return False
+    whole = 0
+    for short, full in zip(typed, known, strict=True):
+        if short == full:
+            whole += 1
+        elif not (len(short) == 1 and short.isalpha() and full.startswith(short)):
+            return False
+    return whole > 0
+
+
+def alike(typed: str, known: str) -> bool:
+    """Whether ``typed`` is probably ``known`` spelled otherwise (not the same name).
+
+    >>> [alike(t, "Kees Bakker") for t in ("Kees Baker", "K. Bakker", "Bakker, Kees", "Kees")]
+    [True, True, True, False]
+    """
+    if name_key(typed) == name_key(known):
+        return False
+    a, b = _letters(typed), _letters(known)
+    if not a or not b:
+        return False
+    if a == b:
+        return True
+    parts_a, parts_b = _parts(typed), _parts(known)
+    if len(parts_a) > 1 and sorted(parts_a) == sorted(parts_b):
+        return True
+    if _by_initials(parts_a, parts_b) or _by_initials(parts_b, parts_a):
+        return True
+    if [c for c in a if c.isdigit()] != [c for c in b if c.isdigit()]:
+        return False  # "Speler 1" and "Speler 2", "Tafel 3" and "Tafel 30" are not typos
+    return min(len(a), len(b)) >= _ALIKE_MIN_LETTERS and _one_edit(a, b)

@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from decimal import Decimal
 from functools import lru_cache
 from itertools import groupby
 
 import segno
+from django.utils.formats import number_format
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext
@@ -303,7 +305,7 @@ def _short(name: str) -> str:
 
 
 def score_chart(
-    series: Mapping[str, Sequence[int]],
+    series: Mapping[str, Sequence[int | Decimal]],
     *,
     max_points: int | None,
     labels: Mapping[str, str],
@@ -332,7 +334,7 @@ def score_chart(
     """
     title = labels["title"]
     names = list(series)
-    values = [v for totals in series.values() for v in totals]
+    values = [float(v) for totals in series.values() for v in totals]
     rounds = max((len(totals) for totals in series.values()), default=1) - 1
     rounds = max(rounds, 1)
     low = min([0, *values])
@@ -421,7 +423,7 @@ def score_chart(
         dash = _DASHES[seat % len(_DASHES)]
         dash_attr = format_html(' stroke-dasharray="{}"', dash) if dash else ""
         if totals:
-            d = "M" + "L".join(f"{_n(x_at(i))} {_n(y_at(t))}" for i, t in _sampled(totals))
+            d = "M" + "L".join(f"{_n(x_at(i))} {_n(y_at(float(t)))}" for i, t in _sampled(totals))
             if len(totals) == 1:
                 d += "h0"
             lines.append(
@@ -429,7 +431,8 @@ def score_chart(
                     '<path class="lei-chart__line" d="{}" stroke="{}"{}/>', d, colour, dash_attr
                 )
             )
-        last = totals[-1] if totals else 0
+        # In the reader's language, as the page beside it: a rating of 7,9 is not "7.9" in Dutch.
+        last = number_format(totals[-1] if totals else 0)
         summary.append(f"{name}: {last}")
         column, row = divmod(seat, per_column)
         lx = left + column * 145

@@ -43,6 +43,7 @@ def checkin_phone(request: HttpRequest, desk: access.CheckinDesk) -> HttpRespons
         return response
     phone, new = phone_of(request)
     status = retry_after = 0
+    question = None  # "Bedoel je Kees Bakker?" before a second player is made for one person
     if request.method == "POST":
         try:
             if "guest" in request.POST:
@@ -52,6 +53,7 @@ def checkin_phone(request: HttpRequest, desk: access.CheckinDesk) -> HttpRespons
                     name=request.POST["guest"],
                     phone=phone,
                     source=flood.address_key(request),
+                    sure=request.POST.get("zeker") == "1",
                 )
                 done = gettext("Welkom, %(name)s! De organisator bevestigt je aanmelding zo.") % {
                     "name": entry.player.name
@@ -71,11 +73,13 @@ def checkin_phone(request: HttpRequest, desk: access.CheckinDesk) -> HttpRespons
             messages.error(request, str(error))
             status = 429
             retry_after = error.seconds
+        except services.NameLooksLike as like:
+            question = {"typed": like.typed, "players": like.players}
         except ServiceError as error:
             messages.error(request, str(error))
         else:
             messages.success(request, done)
-    if request.method == "POST" and not status:
+    if request.method == "POST" and not status and question is None:
         response = redirect(request.path)
     else:
         typed = request.GET.get("naam", "")[:80]
@@ -92,6 +96,7 @@ def checkin_phone(request: HttpRequest, desk: access.CheckinDesk) -> HttpRespons
                 "mine": mine,
                 "left": max(services.PHONE_LIMIT - len(mine), 0),
                 "search_min": selectors.SEARCH_MIN,
+                "question": question,
             },
             status=status or 200,
         )

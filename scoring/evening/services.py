@@ -29,8 +29,9 @@ from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from scoring import names
+from scoring import labels, names
 from scoring.clubs import services as club_services
+from scoring.clubs.selectors import players_like
 from scoring.days import evening_day
 from scoring.evening import flood
 from scoring.http import id_from
@@ -58,6 +59,15 @@ MAX_PLAYERS = 200  # a bound on one draw's work and one evening's page
 
 class CheckinError(ServiceError):
     pass
+
+
+class NameLooksLike(CheckinError):
+    """A new guest's name is close to a player's of the club ("Kees Baker", "Kees Bakker"):
+    asked about before a second player is made for one person (``names.alike``)."""
+
+    def __init__(self, typed: str, players: list[Player]) -> None:
+        self.typed, self.players = typed, players
+        super().__init__(_("Bedoel je %(name)s?") % {"name": players[0].public_name()})
 
 
 class CheckinClosed(CheckinError):
@@ -257,12 +267,20 @@ def checkin_by_phone(*, evening: Evening, token: str, player_id: Any, phone: str
 
 
 def checkin_guest(
-    *, evening: Evening, token: str, name: Any, phone: str, source: str = ""
+    *,
+    evening: Evening,
+    token: str,
+    name: Any,
+    phone: str,
+    source: str = "",
+    sure: bool = False,
 ) -> EveningPlayer:
     """Someone new adds themselves: a guest of the club, shown by initials, who plays once
-    the organiser confirms them. ``source``: the address it came from, keyed
-    (``flood.address_key``), counted against the flood limit; a refusal of that limit is kept
-    (the organiser's screen shows it), so it is raised after the transaction."""
+    the organiser confirms them. A name close to a confirmed player's is asked about first
+    (``NameLooksLike``) unless they are ``sure`` they are someone else. ``source``: the address
+    it came from, keyed (``flood.address_key``), counted against the flood limit; a refusal of
+    that limit is kept (the organiser's screen shows it), so it is raised after the
+    transaction."""
     with transaction.atomic():
         locked = _open(evening, token)
         typed = names.tidy(name) if isinstance(name, str) else ""
@@ -274,6 +292,8 @@ def checkin_guest(
             raise CheckinError(
                 _("Die naam kent de club al: zoek hem hierboven, of vraag de organisator.")
             )
+        if not sure and (like := players_like(locked.club_id, typed, confirmed_only=True)):
+            raise NameLooksLike(typed, like)
         _phone_room(locked, phone)
         if locked.players.filter(pending=True).count() >= settings.CHECKIN_PENDING_LIMIT:
             raise flood.TooManyWaiting()
@@ -286,11 +306,20 @@ def checkin_guest(
     raise flood.GuestFlood(wait)
 
 
-def checkin_by_organiser(*, evening: Evening, name: Any) -> EveningPlayer:
+def checkin_by_organiser(*, evening: Evening, name: Any, sure: bool = False) -> EveningPlayer:
     """The organiser checks in someone without a phone: a known name is that player, a new one
-    a guest of the club."""
+    a guest of the club; a new name close to a player's is asked about first
+    (``NameLooksLike``) unless the organiser is ``sure`` it is someone else."""
     with transaction.atomic():
         locked = _lock(evening)
+        typed = names.tidy(name) if isinstance(name, str) else ""
+        if (
+            not sure
+            and typed
+            and checkin.club_player_named(locked.club_id, typed) is None
+            and (like := players_like(locked.club_id, typed))
+        ):
+            raise NameLooksLike(typed, like)
         try:
             player = club_services.club_players(locked.club, [name])[name]
         except club_services.PlayerNameClash as clash:
@@ -470,7 +499,7 @@ def evening_draw(
                 club=locked.club,
                 players=[by_id[p] for p in members],
                 dealer=by_id[dealer],
-                table_label=_("Ronde %(round)s · tafel %(table)s") % {"round": number, "table": n},
+                table_label=labels.evening_table(round_number=number, table=n),
                 season=locked.season,
                 played_on=locked.date,
                 actor=actor,

@@ -172,7 +172,20 @@ def evening_add(request: HttpRequest, evening: Evening) -> HttpResponse:
     """Check someone in by hand (no phone): a known name, or a new guest."""
 
     def write() -> str:
-        entry = services.checkin_by_organiser(evening=evening, name=request.POST.get("name", ""))
+        try:
+            entry = services.checkin_by_organiser(
+                evening=evening,
+                name=request.POST.get("name", ""),
+                sure=request.POST.get("zeker") == "1",
+            )
+        except services.NameLooksLike as like:
+            raise ServiceError(
+                gettext(
+                    "Bedoel je %(name)s? Meld dan “%(name)s” aan; is “%(typed)s” iemand anders,"
+                    " vink dan “nieuwe gast” aan."
+                )
+                % {"name": like.players[0].name, "typed": like.typed}
+            ) from like
         return gettext("%(name)s is aangemeld.") % {"name": entry.player.name}
 
     return _write(request, evening, write)

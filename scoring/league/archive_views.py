@@ -8,7 +8,7 @@ import hashlib
 from dataclasses import dataclass
 
 from django.core.paginator import Page, Paginator
-from django.db.models import Exists, OuterRef, Prefetch, Subquery
+from django.db.models import Exists, Max, Min, OuterRef, Prefetch, Q, Subquery
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.cache import patch_vary_headers
@@ -39,10 +39,9 @@ EVENING_POLL_SECONDS = 5
 # hundred tables is paged, so that no poll carries them all.
 EVENING_TABLES_SHOWN = 24
 # The evenings a club can have played: other dates are a 404, and the page's previous/next
-# links never step outside Python's dates (0001-01-01 minus a day is an OverflowError).
+# links go to the evenings the club played (``_neighbours``).
 FIRST_EVENING = datetime.date(1900, 1, 1)
 LAST_EVENING = datetime.date(2999, 12, 31)
-ONE_DAY = datetime.timedelta(days=1)
 
 
 def _day(value: str | None) -> datetime.date | None:
@@ -235,7 +234,18 @@ def _evening_of(request: HtmxHttpRequest, viewer: Viewer, day: str) -> tuple[dat
         sessions = Session.objects.filter(club=viewer.club, played_on=date)
         paginator = Paginator(list(sessions.order_by("table_label", "id")), EVENING_TABLES_SHOWN)
         read = request._evening = (date, paginator.get_page(request.GET.get("pagina")))
+        # The whole page pages over the evenings the club played, never into empty days; the
+        # polled fragment has no such links and so no such query.
+        request._neighbours = {} if request.htmx else _neighbours(viewer, date)
     return read
+
+
+def _neighbours(viewer: Viewer, date: datetime.date) -> dict[str, datetime.date | None]:
+    """The club's evenings just before and after ``date`` (one query)."""
+    return Session.objects.filter(club=viewer.club).aggregate(
+        previous=Max("played_on", filter=Q(played_on__lt=date)),
+        next=Min("played_on", filter=Q(played_on__gt=date)),
+    )
 
 
 def _evening_etag(request: HtmxHttpRequest, viewer: Viewer, day: str) -> str:
@@ -244,7 +254,15 @@ def _evening_etag(request: HtmxHttpRequest, viewer: Viewer, day: str) -> str:
     _date, page = _evening_of(request, viewer, day)
     state = ",".join(f"{s.pk}:{s.version}:{s.status}" for s in page.object_list)
     pages = f"{page.number}/{page.paginator.num_pages}/{page.paginator.count}"
-    parts = [state, pages, get_language() or "", str(viewer.member), str(bool(request.htmx))]
+    around = ",".join(str(day) for day in request._neighbours.values())
+    parts = [
+        state,
+        pages,
+        around,
+        get_language() or "",
+        str(viewer.member),
+        str(bool(request.htmx)),
+    ]
     return hashlib.sha256("|".join(parts).encode()).hexdigest()[:32]
 
 
@@ -260,7 +278,8 @@ def evening(request: HtmxHttpRequest, viewer: Viewer, day: str) -> HttpResponse:
     names) and vary by fragment and language.
 
     Queries: 1. club; 2. the evening's sessions (the page's versions make the ETag: a poll
-    while nothing changed ends here with a 304); 3. the page's results with the players."""
+    while nothing changed ends here with a 304); 2b. on the whole page only, the evenings
+    before and after (its links); 3. the page's results with the players."""
     date, page = _evening_of(request, viewer, day)
     sessions = list(page.object_list)
     results = (
@@ -285,7 +304,6 @@ def evening(request: HtmxHttpRequest, viewer: Viewer, day: str) -> HttpResponse:
             "tables": tables,
             "page": page,
             "poll_seconds": EVENING_POLL_SECONDS,
-            "previous": date - ONE_DAY if date > FIRST_EVENING else None,
-            "next": date + ONE_DAY if date < LAST_EVENING else None,
+            **request._neighbours,
         },
     )

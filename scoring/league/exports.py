@@ -5,13 +5,12 @@ public names."""
 from __future__ import annotations
 
 import json
-from decimal import Decimal
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_safe
 
-from scoring import access
+from scoring import access, figures
 from scoring.access import Viewer
 from scoring.http import csv_response, private_response
 from scoring.league import standings
@@ -56,13 +55,13 @@ def season_standings_csv(request: HttpRequest, viewer: Viewer, season_id: int) -
                 row.sessions,
                 row.toepkoningen,
                 # Decimals, not formatted text: a number, even a negative one, is no formula.
-                Decimal(f"{row.average_place:.2f}"),
+                figures.rounded(row.average_place, 2),
                 row.points,
                 row.rounds_played,
                 row.rounds_won,
-                "" if row.won_share is None else Decimal(f"{100 * row.won_share:.1f}"),
+                "" if row.won_share is None else figures.rounded(100 * row.won_share, 1),
                 row.strafpunten,
-                "" if row.per_round is None else Decimal(f"{row.per_round:.3f}"),
+                "" if row.per_round is None else figures.rounded(row.per_round, 3),
                 " ".join(str(f.place) for f in row.form),
                 row.section,
             ]

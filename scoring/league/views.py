@@ -23,12 +23,11 @@ from django.http import (
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import get_template
 from django.urls import reverse
-from django.utils.formats import number_format
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext
 from django.views.decorators.http import require_safe
 
-from scoring import access, svg
+from scoring import access, figures, svg
 from scoring.access import Viewer
 from scoring.clubs.ranking import PER_ROUND, PLACEMENT, RATING, TIE_BREAKER_TEXT, Ranking
 from scoring.days import evening_day
@@ -68,8 +67,9 @@ def home(request: HttpRequest) -> HttpResponse:
             # Club evenings and tournaments are a club admin's: a scorer would tap into a 403.
             "organises": bool(clubs) and bool(access.clubs_administered_by(request.user)),
             "running": list(sessions.running().order_by("-updated_at")[:20]),
-            "finished": list(sessions.finished().order_by("-updated_at")[:10]),
+            "finished": list(sessions.finished().by_end()[:10]),
         }
+        context["admin_link"] = access.may_use_admin(request.user, administers=context["organises"])
     return render(request, "scoring/home.html", context)
 
 
@@ -187,10 +187,14 @@ def _standings_rows(viewer: Viewer, season: Season) -> SafeString:
             "games": games.get(row.player_id),
             "name": viewer.name(row.name, row.public_initials),
             "decided": TIE_BREAKER_TEXT.get(row.decided_by or ""),
-            "average_place": number_format(row.average_place, 2),
-            "points": ("-" if row.per_round is None else number_format(row.per_round, 2))
+            "average_place": figures.shown(row.average_place, 2),
+            "points": (
+                "-"
+                if row.per_round is None
+                else figures.shown(figures.rounded(row.per_round, 3), 2)
+            )
             if per_round
-            else ("-" if row.rating is None else number_format(row.rating, 1))
+            else ("-" if row.rating is None else figures.shown_rating(row.rating))
             if by_rating
             else (
                 f"{row.points} ({row.all_points})"
@@ -215,7 +219,8 @@ def _standings_rows(viewer: Viewer, season: Season) -> SafeString:
 
 
 def _percent(value: float | None) -> str:
-    return "-" if value is None else f"{round(100 * value)}%"
+    # The CSV's figure (one decimal) rounded once more: the page never contradicts the export.
+    return "-" if value is None else f"{figures.shown(figures.rounded(100 * value, 1), 0)}%"
 
 
 @require_safe
@@ -259,7 +264,7 @@ def player_page(request: HttpRequest, viewer: Viewer, player_id: int) -> HttpRes
             {
                 viewer.name(player.name, player.public_initials): [
                     0,
-                    *(round(r, 1) for r in history),
+                    *(figures.rating(r) for r in history),
                 ]
             },
             max_points=None,
@@ -300,7 +305,7 @@ def player_page(request: HttpRequest, viewer: Viewer, player_id: int) -> HttpRes
                     "fold": _percent(stats.fold_rate),
                 },
                 "chart": chart,
-                "rating": number_format(history[-1], 1) if history else None,
+                "rating": figures.shown_rating(history[-1]) if history else None,
                 "rating_games": len(history),
                 "rating_chart": rating_chart,
                 "rivals": rivals,

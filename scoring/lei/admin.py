@@ -527,6 +527,7 @@ class RoundAdmin(ClubScopedAdmin):
 
 @admin.register(RoundScore)
 class RoundScoreAdmin(ClubScopedAdmin):
+    internal = True
     club_path = "round__session__club"
     read_only = True
     list_display = ["round", "player", "side", "points", "stake", "won", "folded", "total"]
@@ -537,6 +538,7 @@ class RoundScoreAdmin(ClubScopedAdmin):
 
 @admin.register(SessionResult)
 class SessionResultAdmin(ClubScopedAdmin):
+    internal = True
     club_path = "session__club"
     read_only = True
     list_display = ["session", "place", "player", "side", "total", "rounds_won", "toepkoning"]
@@ -547,6 +549,7 @@ class SessionResultAdmin(ClubScopedAdmin):
 
 @admin.register(AuditEntry)
 class AuditEntryAdmin(ClubScopedAdmin):
+    listed = False  # a game's page links to its entries
     read_only = True
     list_display = [
         "at",
@@ -638,6 +641,7 @@ class AuditEntryAdmin(ClubScopedAdmin):
 
 @admin.register(IdempotencyKey)
 class IdempotencyKeyAdmin(ClubScopedAdmin):
+    internal = True
     club_path = "session__club"
     read_only = True
     list_display = ["key", "session", "created_at"]

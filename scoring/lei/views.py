@@ -34,7 +34,7 @@ from django.utils.safestring import SafeString
 from django.utils.translation import get_language, gettext
 from django.views.decorators.http import require_POST, require_safe
 
-from scoring import access, writes
+from scoring import access, figures, writes
 from scoring.engine import Refusal
 from scoring.http import HtmxHttpRequest, no_compression, not_allowed
 from scoring.lei import funnel, outbox, seals, services
@@ -293,11 +293,11 @@ def scorer_link_change(request: HttpRequest, scorer: access.ScorerAccess) -> Htt
     try:
         if request.POST.get("action") == "revoke":
             seals.session_revoke_token(session=scorer.session, actor=request.user)
-            messages.success(request, gettext("De scorerlink werkt niet meer."))
+            messages.success(request, gettext("De schrijverslink werkt niet meer."))
         else:
             seals.session_rotate_token(session=scorer.session, actor=request.user)
             messages.success(
-                request, gettext("Er is een nieuwe scorerlink; de oude werkt niet meer.")
+                request, gettext("Er is een nieuwe schrijverslink; de oude werkt niet meer.")
             )
     except funnel.SessionGone:
         return answer_gone(request)
@@ -372,7 +372,7 @@ def _win_chances(session: Session) -> list[tuple[str, int]]:
         return []
     seats = list(session.seats.order_by("position").values_list("player_id", "player__name"))
     chances = win_chances(session.club_id, [pid for pid, _ in seats])
-    return [(name, round(100 * chances[pid])) for pid, name in seats if pid in chances]
+    return [(name, figures.shown(100 * chances[pid], 0)) for pid, name in seats if pid in chances]
 
 
 @require_safe

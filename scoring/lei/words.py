@@ -101,7 +101,7 @@ def service_error_text(error: writes.ServiceError) -> str:
         return gettext("Die ronde bestaat niet.")
     if isinstance(error, club_services.TooManyGuests):
         return gettext(
-            "Met de scorerlink komen er hoogstens %(count)s gasten bij in een spel. "
+            "Met de schrijverslink komen er hoogstens %(count)s gasten bij in een spel. "
             "Een lid van de club kan er meer toevoegen."
         ) % {"count": club_services.MAX_LINK_GUESTS}
     if isinstance(error, club_services.PlayerNameClash):

@@ -91,7 +91,9 @@ class Club(models.Model):
 
 
 class Player(models.Model):
-    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="players")
+    club = models.ForeignKey(
+        Club, on_delete=models.CASCADE, related_name="players", verbose_name=_("club")
+    )
     name = models.CharField(_("name"), max_length=40)
     # What a typed name is matched by (scoring/names.py): kept in step with ``name`` by save().
     name_key = models.CharField(_("name as compared"), max_length=160, editable=False, default="")
@@ -115,6 +117,7 @@ class Player(models.Model):
         null=True,
         blank=True,
         related_name="players",
+        verbose_name=_("user"),
     )
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
 
@@ -173,9 +176,14 @@ class ClubMembership(models.Model):
         SCORER = "scorer", _("scorer")
 
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="memberships",
+        verbose_name=_("user"),
     )
-    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="memberships")
+    club = models.ForeignKey(
+        Club, on_delete=models.CASCADE, related_name="memberships", verbose_name=_("club")
+    )
     role = models.CharField(_("role"), max_length=10, choices=Role.choices, default=Role.SCORER)
 
     class Meta:
@@ -195,7 +203,9 @@ class ClubMembership(models.Model):
 
 
 class Season(models.Model):
-    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="seasons")
+    club = models.ForeignKey(
+        Club, on_delete=models.CASCADE, related_name="seasons", verbose_name=_("club")
+    )
     name = models.CharField(_("name"), max_length=60)
     starts_on = models.DateField(_("starts on"))
     ends_on = models.DateField(_("ends on"), null=True, blank=True)
@@ -229,7 +239,9 @@ class ClubInvitation(models.Model):
     one, the club's player of that account): how a club admin adds a member, never by typing a
     username, which would tell who has an account. Used once; it expires."""
 
-    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="invitations")
+    club = models.ForeignKey(
+        Club, on_delete=models.CASCADE, related_name="invitations", verbose_name=_("club")
+    )
     role = models.CharField(
         _("role"),
         max_length=10,

@@ -9,6 +9,7 @@ import secrets
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from scoring.models.clubs import Club, Player, Season
@@ -21,13 +22,25 @@ def new_checkin_token() -> str:
 
 
 class Evening(models.Model):
-    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="evenings")
+    club = models.ForeignKey(
+        Club, on_delete=models.CASCADE, related_name="evenings", verbose_name=_("club")
+    )
     tournament = models.OneToOneField(
-        Tournament, on_delete=models.CASCADE, null=True, blank=True, related_name="evening"
+        Tournament,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="evening",
+        verbose_name=_("toernooi"),
     )
     date = models.DateField(_("datum"), default=timezone.localdate)
     season = models.ForeignKey(
-        Season, on_delete=models.SET_NULL, null=True, blank=True, related_name="evenings"
+        Season,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="evenings",
+        verbose_name=_("season"),
     )
     table_size = models.PositiveSmallIntegerField(
         _("tafelgrootte"), choices=[(4, "4"), (5, "5")], default=4
@@ -57,8 +70,12 @@ class EveningPlayer(models.Model):
     (empty: the organiser); ``pending``: a new guest who added themselves, until the organiser
     confirms them."""
 
-    evening = models.ForeignKey(Evening, on_delete=models.CASCADE, related_name="players")
-    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
+    evening = models.ForeignKey(
+        Evening, on_delete=models.CASCADE, related_name="players", verbose_name=_("clubavond")
+    )
+    player = models.ForeignKey(
+        Player, on_delete=models.PROTECT, related_name="+", verbose_name=_("player")
+    )
     phone = models.CharField(_("telefoon"), max_length=40, blank=True)
     # A new guest's address, keyed (``scoring.evening.flood.address_key``): the organiser
     # refuses a flood's guests by it in one go. Empty for everyone else.
@@ -82,10 +99,14 @@ class EveningPlayer(models.Model):
 class EveningTable(models.Model):
     """A table of a round of a club evening without a toernooi; its game is ``session``."""
 
-    evening = models.ForeignKey(Evening, on_delete=models.CASCADE, related_name="tables")
+    evening = models.ForeignKey(
+        Evening, on_delete=models.CASCADE, related_name="tables", verbose_name=_("clubavond")
+    )
     round = models.PositiveSmallIntegerField(_("ronde"))
     number = models.PositiveSmallIntegerField(_("tafel"))
-    session = models.OneToOneField(Session, on_delete=models.PROTECT, related_name="evening_table")
+    session = models.OneToOneField(
+        Session, on_delete=models.PROTECT, related_name="evening_table", verbose_name=_("session")
+    )
 
     class Meta:
         ordering = ["evening", "round", "number"]
@@ -98,7 +119,12 @@ class EveningTable(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.evening}: ronde {self.round}, tafel {self.number}"
+        return gettext("%(evening)s: ronde %(round)s, tafel %(number)s") % {
+            "evening": self.evening,
+            "round": self.round,
+            "number": self.number,
+        }
+
 
 
 class CheckinAllowance(models.Model):

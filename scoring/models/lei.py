@@ -7,8 +7,10 @@ from typing import Any
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, OuterRef, Q, Subquery
+from django.db.models.functions import Coalesce
 from django.utils import timezone
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from scoring.models.clubs import Club, Game, Player, Season, new_scorer_token
@@ -38,6 +40,17 @@ class SessionQuerySet(models.QuerySet):
     def disputed(self) -> SessionQuerySet:
         return self.filter(agreement=Session.Agreement.DISPUTED)
 
+    def by_end(self) -> SessionQuerySet:
+        """Latest ended first: by the game's last entry of play (a tap, the finish, an import
+        or a paper lei), so a correction, an akkoord or a lock weeks later does not bring an
+        old game back to the top as ``updated_at`` would."""
+        played = AuditEntry.objects.filter(session=OuterRef("pk"), action__in=PLAY_ACTIONS)
+        ended = Subquery(played.order_by("-at").values("at")[:1])
+        return self.annotate(ended_at=Coalesce(ended, F("created_at"))).order_by("-ended_at", "-pk")
+
+
+# The audit actions of play: the last of them is when a game ended (``by_end``).
+PLAY_ACTIONS = ("event", "presence", "undo", "finish", "import", "paper")
 
 # What a table's "akkoord" says once given: these count under every club rule.
 SETTLED = ("agreed", "accepted")
@@ -64,9 +77,16 @@ class Session(models.Model):
         DISPUTED = "disputed", _("niet akkoord")
         ACCEPTED = "accepted", _("geaccepteerd")
 
-    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="sessions")
+    club = models.ForeignKey(
+        Club, on_delete=models.CASCADE, related_name="sessions", verbose_name=_("club")
+    )
     season = models.ForeignKey(
-        Season, on_delete=models.SET_NULL, null=True, blank=True, related_name="sessions"
+        Season,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="sessions",
+        verbose_name=_("season"),
     )
     table_label = models.CharField(_("table"), max_length=60, blank=True)
     played_on = models.DateField(_("played on"), default=timezone.localdate)
@@ -154,8 +174,12 @@ class Session(models.Model):
 
 
 class Seat(models.Model):
-    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="seats")
-    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="seats")
+    session = models.ForeignKey(
+        Session, on_delete=models.CASCADE, related_name="seats", verbose_name=_("session")
+    )
+    player = models.ForeignKey(
+        Player, on_delete=models.PROTECT, related_name="seats", verbose_name=_("player")
+    )
     position = models.PositiveSmallIntegerField(_("position"))  # 1 = first seat, clockwise
     side = models.CharField(_("side"), max_length=40, blank=True)  # team toepen only
 
@@ -174,7 +198,9 @@ class Seat(models.Model):
 
 
 class Round(models.Model):
-    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="rounds")
+    session = models.ForeignKey(
+        Session, on_delete=models.CASCADE, related_name="rounds", verbose_name=_("session")
+    )
     number = models.PositiveSmallIntegerField(_("number"))
     # Exactly as in the session file: the events in order, who is away, who sits down. A pot
     # round's bids and winner are kept as events too ({"type": "bid", "player", "bid"} and
@@ -196,15 +222,25 @@ class Round(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.session} round {self.number}"
+        return gettext("%(session)s, ronde %(number)s") % {
+            "session": self.session,
+            "number": self.number,
+        }
 
 
 class RoundScore(models.Model):
     """A player's (or, in team toepen, a side's) result in one finished round."""
 
-    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="scores")
+    round = models.ForeignKey(
+        Round, on_delete=models.CASCADE, related_name="scores", verbose_name=_("round")
+    )
     player = models.ForeignKey(
-        Player, on_delete=models.CASCADE, null=True, blank=True, related_name="round_scores"
+        Player,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="round_scores",
+        verbose_name=_("player"),
     )
     side = models.CharField(_("side"), max_length=40, blank=True)
     points = models.IntegerField(_("points"), default=0)
@@ -250,9 +286,16 @@ class RoundScore(models.Model):
 class SessionResult(models.Model):
     """A player's (or side's) place and totals in a session; current while it runs."""
 
-    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="results")
+    session = models.ForeignKey(
+        Session, on_delete=models.CASCADE, related_name="results", verbose_name=_("session")
+    )
     player = models.ForeignKey(
-        Player, on_delete=models.CASCADE, null=True, blank=True, related_name="results"
+        Player,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="results",
+        verbose_name=_("player"),
     )
     side = models.CharField(_("side"), max_length=40, blank=True)
     place = models.PositiveSmallIntegerField(_("place"))
@@ -322,9 +365,16 @@ class AuditEntry(models.Model):
         ACCEPT = "accept", _("uitslag geaccepteerd")
 
     session = models.ForeignKey(
-        Session, on_delete=models.SET_NULL, null=True, blank=True, related_name="audit_entries"
+        Session,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="audit_entries",
+        verbose_name=_("session"),
     )
-    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="audit_entries")
+    club = models.ForeignKey(
+        Club, on_delete=models.CASCADE, related_name="audit_entries", verbose_name=_("club")
+    )
     # By name: the toernooi's models import this module. Kept when the toernooi is deleted,
     # as an entry outlives its session.
     tournament = models.ForeignKey(
@@ -333,6 +383,7 @@ class AuditEntry(models.Model):
         null=True,
         blank=True,
         related_name="audit_entries",
+        verbose_name=_("toernooi"),
     )
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -340,6 +391,7 @@ class AuditEntry(models.Model):
         null=True,
         blank=True,
         related_name="audit_entries",
+        verbose_name=_("user"),
     )
     by_scorer_token = models.BooleanField(_("by scorer link"), default=False)
     at = models.DateTimeField(_("when"), default=timezone.now)
@@ -366,7 +418,12 @@ class IdempotencyKey(models.Model):
     what was sent with it: the same key with another write is refused, never answered as if it
     had been recorded (``scoring.lei.funnel.KeyReused``)."""
 
-    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="idempotency_keys")
+    session = models.ForeignKey(
+        Session,
+        on_delete=models.CASCADE,
+        related_name="idempotency_keys",
+        verbose_name=_("session"),
+    )
     key = models.CharField(_("key"), max_length=100)
     response = models.JSONField(_("response"))
     # SHA-256 of the action and what was sent (``funnel.sent_digest``), in hex; empty for a key
@@ -395,7 +452,11 @@ class TapAllowance(models.Model):
     # a write (or the end that throws the game away) holds locked; with a key, a tap racing that
     # end deadlocked on PostgreSQL. A count left by a deleted game is pruned (``prune_keys``).
     session = models.ForeignKey(
-        Session, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
+        Session,
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        related_name="+",
+        verbose_name=_("session"),
     )
     who = models.CharField(max_length=30)  # "link" (the scorer link), or "user:<id>"
     # When this scorer's burst is whole again, in milliseconds since 1970 (the generic cell rate

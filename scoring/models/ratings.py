@@ -15,9 +15,15 @@ class RatingSnapshot(models.Model):
     from 1). ``latest`` marks each player's newest snapshot: the club's ratings page reads
     those alone."""
 
-    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="+")
-    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="ratings")
-    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="+")
+    club = models.ForeignKey(
+        Club, on_delete=models.CASCADE, related_name="+", verbose_name=_("club")
+    )
+    player = models.ForeignKey(
+        Player, on_delete=models.CASCADE, related_name="ratings", verbose_name=_("player")
+    )
+    session = models.ForeignKey(
+        Session, on_delete=models.CASCADE, related_name="+", verbose_name=_("session")
+    )
     seq = models.PositiveIntegerField(_("game number"))
     games = models.PositiveIntegerField(_("games rated"))
     mu = models.FloatField("mu")
@@ -49,7 +55,9 @@ class RatingState(models.Model):
     """Of which history a club's snapshots were computed (``key``): a page that finds another
     key recomputes them, so they never drift from the games."""
 
-    club = models.OneToOneField(Club, on_delete=models.CASCADE, related_name="rating_state")
+    club = models.OneToOneField(
+        Club, on_delete=models.CASCADE, related_name="rating_state", verbose_name=_("club")
+    )
     key = models.CharField(max_length=64, blank=True, default="")
     games = models.PositiveIntegerField(default=0)
     computed_at = models.DateTimeField(null=True, blank=True)

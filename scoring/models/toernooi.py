@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from scoring.models.clubs import Club, Player, Season
@@ -35,9 +36,16 @@ class Tournament(models.Model):
         OPEN = "open", _("bezig")
         FINISHED = "finished", _("afgelopen")
 
-    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="tournaments")
+    club = models.ForeignKey(
+        Club, on_delete=models.CASCADE, related_name="tournaments", verbose_name=_("club")
+    )
     season = models.ForeignKey(
-        Season, on_delete=models.SET_NULL, null=True, blank=True, related_name="tournaments"
+        Season,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="tournaments",
+        verbose_name=_("season"),
     )
     name = models.CharField(_("name"), max_length=100)
     date = models.DateField(_("datum"), default=timezone.localdate)
@@ -106,8 +114,15 @@ class TournamentEntry(models.Model):
     """A player checked in to a toernooi: present from ``from_series`` on, and up to
     ``withdrawn_after`` when they left (their played series keep counting)."""
 
-    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="entries")
-    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="tournament_entries")
+    tournament = models.ForeignKey(
+        Tournament, on_delete=models.CASCADE, related_name="entries", verbose_name=_("toernooi")
+    )
+    player = models.ForeignKey(
+        Player,
+        on_delete=models.PROTECT,
+        related_name="tournament_entries",
+        verbose_name=_("player"),
+    )
     from_series = models.PositiveSmallIntegerField(_("speelt vanaf serie"), default=1)
     withdrawn_after = models.PositiveSmallIntegerField(
         _("teruggetrokken na serie"), null=True, blank=True
@@ -147,7 +162,9 @@ class Series(models.Model):
         RUNNING = "running", _("bezig")
         FINISHED = "finished", _("klaar")
 
-    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="series")
+    tournament = models.ForeignKey(
+        Tournament, on_delete=models.CASCADE, related_name="series", verbose_name=_("toernooi")
+    )
     number = models.PositiveSmallIntegerField(_("number"))
     final = models.BooleanField(_("finaletafel"), default=False)
     seed = models.BigIntegerField(_("lotnummer"))
@@ -180,13 +197,18 @@ class Series(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.tournament}: serie {self.number}"
+        return gettext("%(tournament)s: serie %(number)s") % {
+            "tournament": self.tournament,
+            "number": self.number,
+        }
 
 
 class TournamentTable(models.Model):
     """A tafel of a series; its game is ``session`` once the series has started."""
 
-    series = models.ForeignKey(Series, on_delete=models.CASCADE, related_name="tables")
+    series = models.ForeignKey(
+        Series, on_delete=models.CASCADE, related_name="tables", verbose_name=_("serie")
+    )
     number = models.PositiveSmallIntegerField(_("number"))
     dealer = models.ForeignKey(
         Player,
@@ -204,6 +226,7 @@ class TournamentTable(models.Model):
         null=True,
         blank=True,
         related_name="tournament_table",
+        verbose_name=_("session"),
     )
 
     class Meta:
@@ -220,15 +243,24 @@ class TournamentTable(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.series}, tafel {self.number}"
+        return gettext("%(series)s, tafel %(number)s") % {
+            "series": self.series,
+            "number": self.number,
+        }
 
 
 class TableSeat(models.Model):
     """A player's seat at a table of a series; one seat per player per series."""
 
-    series = models.ForeignKey(Series, on_delete=models.CASCADE, related_name="seats")
-    table = models.ForeignKey(TournamentTable, on_delete=models.CASCADE, related_name="seats")
-    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="table_seats")
+    series = models.ForeignKey(
+        Series, on_delete=models.CASCADE, related_name="seats", verbose_name=_("serie")
+    )
+    table = models.ForeignKey(
+        TournamentTable, on_delete=models.CASCADE, related_name="seats", verbose_name=_("tafel")
+    )
+    player = models.ForeignKey(
+        Player, on_delete=models.PROTECT, related_name="table_seats", verbose_name=_("player")
+    )
     position = models.PositiveSmallIntegerField(_("position"))  # 1 = first seat, clockwise
 
     class Meta:

@@ -3,14 +3,11 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.utils.formats import number_format
 from django.views.decorators.http import require_safe
 
-from scoring import access
+from scoring import access, figures
 from scoring.access import Viewer
 from scoring.http import csv_response, private_response
 from scoring.ratings import selectors
@@ -22,7 +19,7 @@ def _lines(viewer: Viewer, rows: list[selectors.RatingRow]) -> list[dict]:
         {
             "row": row,
             "name": viewer.name(row.name, row.public_initials),
-            "rating": number_format(row.rating, 1),  # 23,5 in Dutch, as the page's other numbers
+            "rating": figures.shown_rating(row.rating),  # the CSV's figure rounded: 23,5 in Dutch
             # A guest a scorer link added has no public player page until the club confirms.
             "linked": row.confirmed or viewer.member,
         }
@@ -65,9 +62,9 @@ def club_ratings_csv(request: HttpRequest, viewer: Viewer) -> HttpResponse:
                 viewer.name(row.name, row.public_initials),
                 int(row.is_guest),
                 # Decimals, not formatted text: a negative rating is a number, no formula.
-                Decimal(f"{row.rating:.3f}"),
-                Decimal(f"{row.mu:.3f}"),
-                Decimal(f"{row.sigma:.3f}"),
+                figures.rounded(row.rating, figures.RATING_PLACES),
+                figures.rounded(row.mu, figures.RATING_PLACES),
+                figures.rounded(row.sigma, figures.RATING_PLACES),
                 row.games,
             ]
         )

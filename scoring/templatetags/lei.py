@@ -18,7 +18,7 @@ from django import template
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext, ngettext
 
-from scoring import svg
+from scoring import figures, labels, svg
 from scoring.lei import outbox
 
 register = template.Library()
@@ -60,3 +60,26 @@ def score_chart_tag(
 def outbox_person(context: Mapping) -> str:
     """``{% outbox_person %}``: whose taps the tablet's outbox keeps (scoring/lei/outbox.py)."""
     return outbox.person_id(context["request"].user)
+
+
+@register.filter(name="ordinal")
+def ordinal_filter(number: int) -> str:
+    """``{{ place|ordinal }}``: "3e" in Dutch, "3rd" in English, "3." in German."""
+    try:
+        return figures.ordinal(int(number))
+    except (TypeError, ValueError):
+        return str(number)
+
+
+@register.filter(name="day")
+def day_filter(value, style: str = "long") -> str:
+    """``{{ date|day }}``, ``|day:"short"``, ``|day:"weekday"``, ``|day:"day_month"``: a date
+    as the reader's language writes it (``scoring/figures.py``, ``DATES``)."""
+    return figures.day(value, style)
+
+
+@register.filter(name="table_label")
+def table_label_filter(label: str) -> str:
+    """``{{ session.table_label|table_label }}``: a label the app made, in the reader's language
+    (``scoring/labels.py``); one someone typed, as typed."""
+    return labels.shown(label or "")

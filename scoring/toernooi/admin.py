@@ -9,7 +9,7 @@ from django.db.models import Count, OuterRef, Prefetch, QuerySet, Subquery
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext, ngettext, pgettext
 from django.utils.translation import gettext_lazy as _
 
 from scoring.admin_base import ClubScopedAdmin, ReadOnlyTabularInline, SettingJSONField
@@ -176,7 +176,7 @@ class TournamentAdmin(ClubScopedAdmin):
             else gettext("Stand na %(count)s series.") % {"count": result.series_counted},
             gettext("speler"),
             gettext("tafelpunten"),
-            gettext("strafpunten"),
+            pgettext("de punten", "strafpunten"),
             gettext("toepkoningen"),
             gettext("series"),
             rows,

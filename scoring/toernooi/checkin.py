@@ -34,7 +34,7 @@ from django.utils.translation import ngettext
 
 from scoring.clubs import services as club_services
 from scoring.models import AuditEntry, Player, Tournament, TournamentEntry
-from scoring.names import name_key, tidy
+from scoring.names import alike, name_key, tidy
 from scoring.toernooi.audit import tournament_audit
 from scoring.toernooi.services import (
     MAX_PLAYERS,
@@ -394,26 +394,23 @@ def paste_plan(tournament: Tournament, text: str) -> PastePlan:
     return plan
 
 
-def _loose(name: str) -> str:
-    """A name without its spaces, hyphens and dots: "Jan Willem" and "Jan-Willem" alike."""
-    return "".join(c for c in name_key(name) if c.isalnum())
-
-
 def _with_likenesses(tournament: Tournament, lines: list[PasteLine]) -> list[PasteLine]:
     """A new guest whose name the club knows spelled otherwise ("Jan Willem", member
-    "Jan-Willem") is pointed out: a second player for one person splits their history.
+    "Jan-Willem"; "Kees Baker", "K. Bakker" or "Bakker Kees" for "Kees Bakker": ``names.alike``)
+    is pointed out: a second player for one person splits their history.
     One query, only when the list has new names."""
-    new = {_loose(line.name) for line in lines if line.kind == "new"} - {""}
-    if not new:
+    if not any(line.kind == "new" for line in lines):
         return lines
-    known: dict[str, str] = {}
-    for name in Player.objects.filter(club_id=tournament.club_id).values_list("name", flat=True):
-        if (loose := _loose(name)) in new:
-            known.setdefault(loose, name)
-    return [
-        replace(line, like=known.get(_loose(line.name), "")) if line.kind == "new" else line
-        for line in lines
-    ]
+    known = list(
+        Player.objects.filter(club_id=tournament.club_id)
+        .order_by("is_guest", "name", "pk")
+        .values_list("name", flat=True)
+    )
+
+    def like(name: str) -> str:
+        return next((k for k in known if alike(name, k)), "")
+
+    return [replace(line, like=like(line.name)) if line.kind == "new" else line for line in lines]
 
 
 class PasteChanged(TournamentError):

@@ -99,7 +99,10 @@ def final_order(tournament: Tournament, standings: Standings | None = None) -> l
         tied_at_final = (
             previous is not None and final_places[previous.player.pk] == final_places[row.player.pk]
         )
-        add(row, final_places[row.player.pk], same, str(BY_THE_SERIES) if tied_at_final else "")
+        add(row, None, same, str(BY_THE_SERIES) if tied_at_final else "")
+        # The place at the final table as the series decided a tie there: two players tied
+        # third at the table are 3rd and 4th, not both "3e" (shared only when nothing decides).
+        order[-1].final_place = order[-1].place
         previous = row
     previous = None
     for row in rows:

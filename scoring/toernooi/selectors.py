@@ -13,7 +13,7 @@ from typing import Any
 
 from django.db.models import Prefetch, Q
 from django.utils.functional import Promise
-from django.utils.translation import gettext, gettext_lazy
+from django.utils.translation import gettext, gettext_lazy, pgettext_lazy
 
 from scoring.models import (
     AuditEntry,
@@ -95,7 +95,8 @@ TIE_BREAKERS = [
     ),
 ]
 DECIDED_BY = {
-    "strafpunten": gettext_lazy("strafpunten"),
+    # The figure, not the game (German "Strafpunkte", not the game's "Strafpunkte (strafpunten)").
+    "strafpunten": pgettext_lazy("de punten", "strafpunten"),
     "toepkoningen": gettext_lazy("toepkoningen"),
     "onderling": gettext_lazy("onderling"),
 }
@@ -329,7 +330,7 @@ def paper_games(overview: Sequence[TableStatus]) -> set[int]:
 @dataclass
 class Correction:
     at: Any  # a datetime
-    who: str  # the user's name, "scorerlink", or "" (a command)
+    who: str  # the user's name, "schrijverslink", or "" (a command)
     text: str
 
 
@@ -360,7 +361,7 @@ def corrections(tournament: Tournament, limit: int = 100) -> list[Correction]:
 def _who(entry: AuditEntry) -> str:
     if entry.user is not None:
         return entry.user.get_username()
-    return gettext("scorerlink") if entry.by_scorer_token else ""
+    return gettext("schrijverslink") if entry.by_scorer_token else ""
 
 
 def _where(facts: dict[str, Any]) -> str:

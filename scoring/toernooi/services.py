@@ -58,7 +58,7 @@ from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from scoring import writes
+from scoring import labels, writes
 from scoring.days import evening_day
 from scoring.engine import Refusal, resolve_rules
 from scoring.lei import akkoord, services
@@ -528,13 +528,10 @@ def series_start(*, series: Series, expected_draw: int | None = None, actor: Any
 
 
 def _table_label(tournament: Tournament, series: Series, table: TournamentTable) -> str:
-    if series.final:
-        return _("%(name)s: finaletafel") % {"name": tournament.name}
-    return _("%(name)s: serie %(series)s, tafel %(table)s") % {
-        "name": tournament.name,
-        "series": series.number,
-        "table": table.number,
-    }
+    # Stored in Dutch, shown in each reader's language (scoring/labels.py).
+    return labels.toernooi_table(
+        tournament.name, series=series.number, table=table.number, final=series.final
+    )
 
 
 def table_session(
@@ -552,7 +549,7 @@ def table_session(
             dealer=table.dealer,
             preset=tournament.preset or None,
             overrides=tournament.rules,
-            table_label=_table_label(tournament, series, table)[:60],
+            table_label=_table_label(tournament, series, table),
             season=tournament.season,
             played_on=tournament.date,
             actor=actor,

@@ -48,6 +48,7 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from scoring import access
+from scoring.clubs.selectors import players_like
 from scoring.http import HtmxHttpRequest, not_allowed
 from scoring.models import Club, Player, Series, Tournament, TournamentTable
 from scoring.names import tidy
@@ -226,8 +227,13 @@ def tournament_checkin(request: HtmxHttpRequest, tournament: Tournament) -> Http
                 if guest_form.is_valid():
                     name = guest_form.cleaned_data["name"]
                     known = checkin.club_player_named(tournament.club_id, name)
+                    like = (
+                        [] if known or action != "guest" else players_like(tournament.club_id, name)
+                    )
                     if known is not None and action == "guest":
                         question = _walk_in_question(tournament, name, known)
+                    elif like:  # "Kees Baker" beside "Kees Bakker": "Bedoel je Kees Bakker?"
+                        question = _walk_in_question(tournament, name, like[0]) | {"alike": True}
                     else:
                         try:
                             entries = checkin.tournament_check_in(

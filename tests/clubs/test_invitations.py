@@ -164,7 +164,7 @@ def test_the_one_invited_signs_in_and_becomes_a_member_with_their_player(
     page = client.get(url)
     html = page.content.decode()
     assert page.status_code == 200
-    assert "De Gouden Boer nodigt je uit als scorer" in html
+    assert "De Gouden Boer nodigt je uit als schrijver" in html
     assert "Je account hoort daarna bij de speler Eva." in html
     assert "Je neemt de uitnodiging aan als bram." in html
     assert not ClubMembership.objects.filter(user=bram).exists()  # only looking changes nothing

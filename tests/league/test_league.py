@@ -569,13 +569,18 @@ def _count_queries(client, django_assert_num_queries, club, season, sessions):
     # 6 their results with the players.
     with django_assert_num_queries(6):
         assert client.get(reverse("league_archive", args=[club.slug])).status_code == 200
-    # 1 club, 2 the evening's sessions (the ETag), 3 their results with the players.
+    # 1 club, 2 the evening's sessions (the ETag), 3 the evenings before and after (the
+    # page's links), 4 their results with the players.
     url = reverse("league_evening", args=[club.slug, DAY.isoformat()])
-    with django_assert_num_queries(3):
+    with django_assert_num_queries(4):
         response = client.get(url)
-    # A poll while nothing changed: 1 club, 2 the sessions; then 304.
-    with django_assert_num_queries(2):
+    with django_assert_num_queries(3):
         assert client.get(url, headers={"If-None-Match": response["ETag"]}).status_code == 304
+    # The TV's poll while nothing changed: 1 club, 2 the sessions; then 304.
+    poll = {"HX-Request": "true"}
+    etag = client.get(url, headers=poll)["ETag"]
+    with django_assert_num_queries(2):
+        assert client.get(url, headers={**poll, "If-None-Match": etag}).status_code == 304
     # 1 club, 2 session with its last scored round, 3 seats, 4 round scores of the last rounds
     # of the sheet, 5 results, 6 every round's totals for the chart.
     with django_assert_num_queries(6):

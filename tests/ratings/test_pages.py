@@ -7,10 +7,12 @@ from __future__ import annotations
 import csv
 import io
 import re
+from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
 from django.urls import reverse
 
+from scoring import figures
 from scoring.clubs import services as club_services
 from scoring.models import ClubMembership, Player, Season
 from scoring.ratings.services import ratings_refresh
@@ -236,3 +238,55 @@ def test_a_guest_made_a_member_is_ranked_at_once(client, rated):
         ("2", "Bas"),
         ("3", "Cees"),
     ]
+
+
+def test_every_rating_shown_is_the_exports_figure_rounded_in_the_pages_language(client, rated):
+    """Half away from zero to the one place shown, never cut off: 7,868 is 7,9, not 7,8; the
+    player page and its chart say the same, with a decimal comma in Dutch."""
+    csv_rows = _csv(client.get(reverse("league_ratings_csv", args=[rated.slug])))[1:]
+    expected = {}
+    for row in csv_rows:
+        figure = Decimal(row[3]).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
+        expected[row[1]] = str(figure.copy_abs() if figure.is_zero() else figure).replace(".", ",")
+    assert any(abs(Decimal(row[3])) % Decimal("0.1") >= Decimal("0.05") for row in csv_rows), (
+        "the history has a rating that rounds up, where cutting off would differ"
+    )
+    page = client.get(reverse("league_ratings", args=[rated.slug])).content.decode()
+    shown = dict(
+        re.findall(
+            r'<th scope="row">(?:<a [^>]*>)?([^<]+)(?:</a>)?</th><td class="num">([^<]+)</td>', page
+        )
+    )
+    assert shown == expected
+    assert "-0,0" not in page
+    for player in Player.objects.filter(club=rated, confirmed=True):
+        url = reverse("league_player", args=[rated.slug, player.pk])
+        html = client.get(url).content.decode()
+        name = "A." if player.name == "Anne" else player.name
+        rating = re.search(r'data-stat="rating">([^<]+)<', html).group(1)
+        assert rating == expected[name]
+        legend = html[html.index('id="rating"') :]
+        assert f"{name} ({rating})" in legend  # the chart's legend, comma and all
+
+
+def test_figures_round_half_away_from_zero_and_never_show_minus_nought():
+    from django.utils import translation
+
+    assert figures.rounded(7.868, 1) == Decimal("7.9")
+    assert figures.rounded(-7.85, 1) == Decimal("-7.9")
+    assert figures.rounded(0.05, 1) == Decimal("0.1")  # 0.05 as written, not its binary
+    assert str(figures.rounded(-0.04, 1)) == "0.0"
+    with translation.override("nl"):
+        assert figures.shown(-0.04, 1) == "0,0"
+        assert figures.shown_rating(4.887) == "4,9"
+        assert figures.shown_rating(4.809) == "4,8"
+    with translation.override("en"):
+        assert figures.shown(1.25, 1) == "1.3"
+
+
+def test_the_ratings_page_says_in_words_what_the_number_means(client, rated):
+    page = client.get(reverse("league_ratings", args=[rated.slug])).content.decode()
+    text = page[page.index('id="rating-explained"') :]
+    text = text[: text.index("</p>")]
+    for words in ("begint op 0", "onder 0 is gewoon", "hele geschiedenis van de club", "seizoen"):
+        assert words in text

@@ -337,8 +337,9 @@ def test_the_evening_of_a_toernooi_day_shows_its_tables_a_page_at_a_time(
 ):
     client = Client()
     url = reverse("league_evening", args=[big_toernooi.club.slug, big_toernooi.date.isoformat()])
-    with django_assert_num_queries(3):
-        # 1. the club; 2. the evening's games (the ETag); 3. the page's results with players.
+    with django_assert_num_queries(4):
+        # 1. the club; 2. the evening's games (the ETag); 3. the evenings before and after (the
+        # whole page's links); 4. the page's results with players.
         first = _bounded(client.get(url))
     body = first.content.decode()
     assert body.count('class="sheet evening__table"') == EVENING_TABLES_SHOWN

@@ -38,6 +38,8 @@ ROOMS: list[tuple[str, tuple[str, ...]]] = [
             "scoring.writes",
             "scoring.http",
             "scoring.svg",
+            "scoring.figures",
+            "scoring.labels",
             "scoring.sessionfile",
             "scoring.notify",
         ),

@@ -97,7 +97,8 @@ def test_equal_at_the_final_table_the_row_below_says_the_series_decided(client, 
     eight = [Player.objects.create(club=public_club, name=f"Speler {n}") for n in range(1, 9)]
     tournament = with_final(public_club, eight)
     top = finish.final_order(tournament)[:4]
-    assert [r.final_place for r in top] == [1, 2, 2, 2]
+    # At the final table as the series decided it: shared 2nd twice, then 4th, never "3e" twice.
+    assert [r.final_place for r in top] == [1, 2, 2, 4]
     assert [(r.place, r.decided_by) for r in top] == [
         (1, ""),
         (2, ""),
@@ -106,6 +107,13 @@ def test_equal_at_the_final_table_the_row_below_says_the_series_decided(client, 
     ]
     html = client.get(reverse("tournament_standings", args=[public_club.slug, tournament.pk]))
     assert html.content.decode().count("(stand na de series)") == 1
+    assert html.content.decode().count("finaletafel: 4e") == 1
+    english = client.get(
+        reverse("tournament_standings", args=[public_club.slug, tournament.pk]),
+        HTTP_ACCEPT_LANGUAGE="en",
+    ).content.decode()
+    assert "final table: 4th" in english
+    assert "final table: 2nd" in english
 
 
 def test_the_final_table_is_closed_by_its_own_name(org, club):
