@@ -89,7 +89,7 @@ bench-ablation: $(VENV)/.bench-installed
 bench: bench-engine bench-league bench-load bench-ablation bench-tournament bench-ratings
 
 messages: $(VENV)/.installed
-	$(PY) manage.py makemessages -l nl -l en -l de --ignore=.venv --ignore=staticfiles
+	$(PY) manage.py makemessages -l nl -l en -l de --no-obsolete --ignore=.venv --ignore=staticfiles
 	$(PY) manage.py compilemessages --ignore=.venv
 
 clean:
