@@ -19,14 +19,26 @@ from functools import lru_cache
 from pathlib import Path
 
 import resvg_py
+from django.http import HttpRequest, HttpResponse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext
 from PIL import ImageFont
 
 from scoring import svg
+from scoring.http import private_response
 
-__all__ = ["HEIGHT", "WIDTH", "Card", "Line", "card_png", "card_svg", "description"]
+__all__ = [
+    "HEIGHT",
+    "WIDTH",
+    "Card",
+    "Line",
+    "card_png",
+    "card_svg",
+    "description",
+    "open_graph",
+    "png_response",
+]
 
 WIDTH, HEIGHT = 1200, 630
 FONTS = Path(__file__).resolve().parent / "fonts"
@@ -82,11 +94,11 @@ def _fit(text: str, size: float, width: float, *, bold: bool = False) -> float:
     return size if measured <= width else size * width / measured
 
 
-def _split(name: str) -> tuple[str, str] | None:
-    """A name in two halves at the space nearest its middle, or None without a space."""
+def _split(name: str) -> tuple[str, str]:
+    """A name in two halves at the space nearest its middle (dropped), or at its middle."""
     spaces = [i for i, c in enumerate(name) if c == " "]
     if not spaces:
-        return None
+        return name[: len(name) // 2], name[len(name) // 2 :]
     cut = min(spaces, key=lambda i: abs(i - len(name) / 2))
     return name[:cut], name[cut + 1 :]
 
@@ -112,7 +124,7 @@ def _name(x: float, top: float, height: float, width: float, size: float, line: 
     size = _fit(name, size, width, bold=True)
     halves = _split(name)
     texts = [_text(x, top + height / 2 + size * 0.36, name, size)]
-    if size < NAME_MIN and halves:
+    if size < NAME_MIN and len(name) > 1:
         small = min(_fit(half, height * 0.4, width, bold=True) for half in halves)
         if small > size:
             texts = [
@@ -272,3 +284,24 @@ def card_png(card: Card) -> bytes:
     text = b"Description\x00\x00\x00\x00\x00" + description(card).encode()
     end = png.rindex(b"IEND") - 4
     return png[:end] + _chunk(b"iTXt", text) + png[end:]
+
+
+def open_graph(request: HttpRequest, card: Card, image_path: str) -> dict[str, object]:
+    """The Open Graph tags of a public page whose picture is at ``image_path``
+    (``templates/scoring/_open_graph.html``): what a pasted link previews in a chat."""
+    return {
+        "title": f"{card.title} — {card.heading}",
+        "description": description(card),
+        "image": request.build_absolute_uri(image_path),
+        "url": request.build_absolute_uri(request.path),
+        "width": WIDTH,
+        "height": HEIGHT,
+    }
+
+
+def png_response(card: Card) -> HttpResponse:
+    """The card as a PNG answer, private as the page it is drawn from (members see names in
+    full: ``scoring.http.private_response``)."""
+    response = HttpResponse(card_png(card), content_type="image/png")
+    response["Content-Disposition"] = 'inline; filename="lei.png"'
+    return private_response(response)

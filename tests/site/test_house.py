@@ -38,6 +38,7 @@ ROOMS: list[tuple[str, tuple[str, ...]]] = [
             "scoring.writes",
             "scoring.http",
             "scoring.svg",
+            "scoring.picture",
             "scoring.sessionfile",
             "scoring.notify",
         ),
