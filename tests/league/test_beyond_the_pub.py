@@ -12,7 +12,9 @@ from django.urls import reverse
 from icalendar import Calendar
 
 from scoring.days import evening_day
-from scoring.models import Evening, Player, Season, Tournament
+from scoring.lei.clubfile import club_to_file
+from scoring.lei.clubfile_import import ClubImportError, club_import
+from scoring.models import Club, Evening, Player, Season, Tournament
 from tests.builders import play
 
 SITE = "https://www.toepclub.nl"
@@ -108,3 +110,17 @@ def test_the_calendar_holds_the_next_evening_and_is_subscribed_from_the_club_pag
 
 
 ONE = datetime.timedelta(days=1)
+
+
+def test_the_clubs_backup_keeps_its_language_and_sites_and_checks_the_sites(club):
+    club.language = "de"
+    club.embed_origins = f"{SITE}\nhttps://toepen.example.org:8443/"
+    club.save()
+    data = club_to_file(club)
+    data["club"]["slug"] = "reservekopie"
+    copy = club_import(data=data)
+    assert (copy.language, copy.frame_origins) == ("de", [SITE, "https://toepen.example.org:8443"])
+    data["club"] |= {"slug": "nog-een", "embed_origins": "https://a.nl; script-src *"}
+    with pytest.raises(ClubImportError):
+        club_import(data=data)
+    assert not Club.objects.filter(slug="nog-een").exists()
