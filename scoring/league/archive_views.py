@@ -279,7 +279,7 @@ def evening(request: HtmxHttpRequest, viewer: Viewer, day: str) -> HttpResponse:
     if request.htmx:
         template += "#tables"
     else:
-        og = evening_open_graph(request, viewer.club, date, tables)
+        og = evening_open_graph(request, viewer.club, date, page, tables)
     return render(
         request,
         template,

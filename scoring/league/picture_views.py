@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime
 from collections.abc import Callable, Sequence
 
+from django.core.paginator import Page
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
@@ -58,9 +59,14 @@ def session_picture(request: HttpRequest, viewer: Viewer, session_id: int) -> Ht
 
 
 def evening_card(
-    club: Club, date: datetime.date, tables: Sequence[tuple[Session, list[tuple]]]
+    club: Club,
+    date: datetime.date,
+    tables: Sequence[tuple[Session, list[tuple]]],
+    total: int | None = None,
 ) -> picture.Card:
-    """One line a table: its toepkoning (or who leads while it runs)."""
+    """One line a table: its toepkoning (or who leads while it runs). ``total``: the evening's
+    tables, where ``tables`` holds only the first of them (the page's)."""
+    total = len(tables) if total is None else total
     lines = []
     for number, (session, results) in enumerate(tables[:EVENING_TABLES_DRAWN], start=1):
         if not results:
@@ -75,8 +81,8 @@ def evening_card(
             )
         )
     more = ""
-    if len(tables) > EVENING_TABLES_DRAWN:
-        more = gettext("en nog %(n)s tafels") % {"n": len(tables) - EVENING_TABLES_DRAWN}
+    if total > EVENING_TABLES_DRAWN:
+        more = gettext("en nog %(n)s tafels") % {"n": total - EVENING_TABLES_DRAWN}
     heading = gettext("Toepkoningen van %(day)s") % {"day": formats.date_format(date, "l j F Y")}
     return picture.Card(title=club.name, heading=heading, lines=lines, more=more, place_width=230)
 
@@ -101,15 +107,20 @@ def evening_open_graph(
     request: HttpRequest,
     club: Club,
     date: datetime.date,
+    page: Page,
     tables: Sequence[tuple[Session, list[tuple]]],
 ) -> dict[str, object] | None:
-    """The evening page's tags, for the public, where the club publishes (``tables`` as the
-    page drew them: the names are drawn again as the public sees them)."""
+    """The evening page's tags, for the public, where the club publishes: on its first page
+    from the ``tables`` it drew (the names drawn again as the public sees them), on a later
+    one from the evening's first tables read again (2 queries), as its picture has them."""
     if not club.standings_public:
         return None
-    public = [(s, [(r, _public(r)) for r, _name in results]) for s, results in tables]
+    if page.number == 1:
+        public = [(s, [(r, _public(r)) for r, _name in results]) for s, results in tables]
+    else:
+        public = evening_tables(club, date, _public)
     with translation.override(club.language):
-        card = evening_card(club, date, public)
+        card = evening_card(club, date, public, page.paginator.count)
         path = reverse("league_evening_picture", args=[club.slug, date.isoformat()])
         return picture.open_graph(request, card, path)
 
