@@ -14,7 +14,8 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_GET
 from icalendar import Calendar, Event
 
-from scoring.league.embed_views import FEED_SECONDS, public_club
+from scoring import access
+from scoring.league.embed_views import FEED_SECONDS
 from scoring.models import Club, Evening, Tournament
 
 # A subscribed calendar shows the coming months; a year back keeps the feed small.
@@ -79,8 +80,8 @@ def club_calendar(request: HttpRequest, club: Club) -> Calendar:
 
 
 @require_GET
-def calendar_feed(request: HttpRequest, slug: str) -> HttpResponse:
-    club = public_club(slug)
+@access.requires(access.published_club)
+def calendar_feed(request: HttpRequest, club: Club) -> HttpResponse:
     with translation.override(club.language):
         body = club_calendar(request, club).to_ical()
     response = HttpResponse(body, content_type="text/calendar; charset=utf-8")

@@ -19,19 +19,12 @@ from django.utils.cache import patch_cache_control
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.http import require_GET
 
-from scoring import names
+from scoring import access, names
 from scoring.days import evening_day
 from scoring.league import standings
 from scoring.models import Club, Season, Session, SessionResult
 
 FEED_SECONDS = 300  # how long a site (or its visitors' browsers) may keep the feed
-
-
-def public_club(slug: str) -> Club:
-    club = Club.objects.filter(slug=slug, standings_public=True).first()
-    if club is None:
-        raise Http404("no such club")
-    return club
 
 
 def _season_rows(club: Club) -> tuple[Season | None, list[dict[str, Any]]]:
@@ -104,16 +97,16 @@ def _framed(request: HttpRequest, club: Club, template: str, context: dict) -> H
 
 @require_GET
 @xframe_options_exempt
-def embed_standings(request: HttpRequest, slug: str) -> HttpResponse:
-    club = public_club(slug)
+@access.requires(access.published_club)
+def embed_standings(request: HttpRequest, club: Club) -> HttpResponse:
     season, rows = _season_rows(club)
     return _framed(request, club, "scoring/league/embed.html", {"season": season, "rows": rows})
 
 
 @require_GET
 @xframe_options_exempt
-def embed_evening(request: HttpRequest, slug: str, day: str | None = None) -> HttpResponse:
-    club = public_club(slug)
+@access.requires(access.published_club)
+def embed_evening(request: HttpRequest, club: Club, day: str | None = None) -> HttpResponse:
     date = _day(day)
     return _framed(
         request,
@@ -131,10 +124,10 @@ def _feed(data: dict[str, Any]) -> JsonResponse:
 
 
 @require_GET
-def standings_feed(request: HttpRequest, slug: str) -> JsonResponse:
+@access.requires(access.published_club)
+def standings_feed(request: HttpRequest, club: Club) -> JsonResponse:
     """``{"club", "season", "standings": [{"place", "shared", "name", "sessions", "points",
     "toepkoningen"}]}``."""
-    club = public_club(slug)
     season, rows = _season_rows(club)
     return _feed(
         {
@@ -146,9 +139,9 @@ def standings_feed(request: HttpRequest, slug: str) -> JsonResponse:
 
 
 @require_GET
-def evening_feed(request: HttpRequest, slug: str, day: str) -> JsonResponse:
+@access.requires(access.published_club)
+def evening_feed(request: HttpRequest, club: Club, day: str) -> JsonResponse:
     """``{"club", "date", "tables": [{"table", "finished", "players": [{"place", "name",
     "strafpunten", "toepkoning"}]}]}``."""
-    club = public_club(slug)
     date = _day(day)
     return _feed({"club": club.name, "date": date.isoformat(), "tables": _evening_rows(club, date)})
