@@ -297,6 +297,16 @@ def league_viewer(request: HttpRequest, slug: str) -> Viewer:
     return Viewer(club=club, member=member)
 
 
+def published_club(request: HttpRequest, slug: str) -> Club:
+    """The club ``slug`` for what it shows beyond its own pages (its website's frame, its
+    feeds, its calendar): only a club that publishes its standings, and the same for everyone,
+    members too, since a club's website is the public. A 404 otherwise."""
+    club = Club.objects.filter(slug=slug, standings_public=True).first()
+    if club is None:
+        raise Http404("no such club")
+    return club
+
+
 def requires(role: Callable[..., object]) -> Callable[[View], View]:
     """The view decorator of every page that is not public: ``@requires(access.scorer)``.
 

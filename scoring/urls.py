@@ -5,13 +5,15 @@ from scoring.clubs import views as club_views
 from scoring.evening import phone_views
 from scoring.evening import views as evening_views
 from scoring.http import ID
-from scoring.league import archive_views, exports
+from scoring.league import archive_views, calendar, embed_views, exports, picture_views
 from scoring.league import views as league_views
 from scoring.lei import akkoord_views, correction_views, start_views, viewer_views, views
+from scoring.lei import picture_views as lei_pictures
 from scoring.push import views as push_views
 from scoring.ratings import views as rating_views
 from scoring.toernooi import akkoord_views as tournament_akkoord
 from scoring.toernooi import checkin_views, finish_views, room_views, table_views, wall_views
+from scoring.toernooi import picture_views as tournament_pictures
 from scoring.toernooi import views as tournament_views
 
 
@@ -63,6 +65,7 @@ urlpatterns = [
     path("sessies/<id:pk>/scorerlink/", views.scorer_link_change, name="scorer_link_change"),
     path("sessies/<id:pk>/kijklink/", views.viewer_link_change, name="viewer_link_change"),
     path("sessies/<id:pk>/deel/", views.session_share, name="session_share"),
+    path("sessies/<id:pk>/lei.png", lei_pictures.session_picture, name="session_picture"),
     # The table's akkoord with the final lei
     path("sessies/<id:pk>/akkoord/", akkoord_views.session_agree, name="session_agree"),
     path("sessies/<id:pk>/niet-akkoord/", akkoord_views.session_dispute, name="session_dispute"),
@@ -166,6 +169,11 @@ urlpatterns = [
     ),
     path("club/<slug:slug>/toernooi/<id:pk>/tv/", room_views.tv_page, name="tournament_tv"),
     path(
+        "club/<slug:slug>/toernooi/<id:pk>/stand.png",
+        tournament_pictures.standings_picture,
+        name="tournament_standings_picture",
+    ),
+    path(
         "club/<slug:slug>/toernooi/<id:pk>/prijzen/",
         finish_views.public_prizes,
         name="tournament_public_prizes",
@@ -223,6 +231,33 @@ urlpatterns = [
         exports.session_export,
         name="league_session_export",
     ),
+    # The pictures of a game and an evening for a group chat (their pages' og:image)
+    path(
+        "club/<slug:slug>/archief/<id:session_id>/lei.png",
+        picture_views.session_picture,
+        name="league_session_picture",
+    ),
+    path(
+        "club/<slug:slug>/avond/<str:day>/lei.png",
+        picture_views.evening_picture,
+        name="league_evening_picture",
+    ),
     path("club/<slug:slug>/avond/", archive_views.evening_today, name="league_evening_today"),
+    # The club's own website: the standings and an evening in a frame (only the sites the club
+    # names), the same as JSON, and the club's calendar (only for clubs that publish)
+    path("club/<slug:slug>/ingebed/", embed_views.embed_standings, name="embed_standings"),
+    path("club/<slug:slug>/ingebed/avond/", embed_views.embed_evening, name="embed_evening_today"),
+    path(
+        "club/<slug:slug>/ingebed/avond/<str:day>/",
+        embed_views.embed_evening,
+        name="embed_evening",
+    ),
+    path("club/<slug:slug>/stand.json", embed_views.standings_feed, name="standings_feed"),
+    path("club/<slug:slug>/kalender.ics", calendar.calendar_feed, name="club_calendar"),
+    path(
+        "club/<slug:slug>/avond/<str:day>/uitslag.json",
+        embed_views.evening_feed,
+        name="evening_feed",
+    ),
     path("club/<slug:slug>/avond/<str:day>/", archive_views.evening, name="league_evening"),
 ]

@@ -130,6 +130,8 @@ class ClubForm(forms.ModelForm):
             "standings_public",
             "win_chance",
             "agreement_rule",
+            "language",
+            "embed_origins",
         ]
         field_classes = {"rules": SettingJSONField}
 

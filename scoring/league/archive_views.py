@@ -21,6 +21,7 @@ from scoring import access, svg
 from scoring.access import Viewer
 from scoring.days import evening_day
 from scoring.http import HtmxHttpRequest, id_from, private_response
+from scoring.league.picture_views import evening_open_graph, game_open_graph
 from scoring.league.views import viewer_link
 from scoring.models import (
     Player,
@@ -211,6 +212,7 @@ def session_page(request: HtmxHttpRequest, viewer: Viewer, session_id: int) -> H
             "results": results,
             "chart": chart,
             "viewer_link": viewer_link(session) if viewer.member else None,
+            "og": game_open_graph(request, viewer.club, session, [r for r, _name in results]),
         },
     )
     patch_vary_headers(response, ["HX-Request"])
@@ -292,8 +294,11 @@ def evening(request: HtmxHttpRequest, viewer: Viewer, day: str) -> HttpResponse:
         by_session[r.session_id].append((r, viewer.name(r.player.name, r.player.public_initials)))
     tables = [(s, by_session[s.pk]) for s in sessions]
     template = "scoring/league/evening.html"
+    og = None
     if request.htmx:
         template += "#tables"
+    else:
+        og = evening_open_graph(request, viewer.club, date, page, tables)
     return render(
         request,
         template,
@@ -305,5 +310,6 @@ def evening(request: HtmxHttpRequest, viewer: Viewer, day: str) -> HttpResponse:
             "page": page,
             "poll_seconds": EVENING_POLL_SECONDS,
             **request._neighbours,
+            "og": og,
         },
     )

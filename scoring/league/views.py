@@ -105,9 +105,19 @@ def club_home(request: HttpRequest, viewer: Viewer) -> HttpResponse:
                 "seasons": seasons,
                 "evenings": evenings,
                 "today": evening_day(),
+                "webcal": _webcal(request, viewer.club),
             },
         )
     )
+
+
+def _webcal(request: HttpRequest, club: Club) -> str | None:
+    """The calendar feed (``scoring.league.calendar``) as a phone subscribes to it: webcal://
+    opens the calendar app, which then fetches it over https. Only where the club publishes."""
+    if not club.standings_public:
+        return None
+    url = request.build_absolute_uri(reverse("club_calendar", args=[club.slug]))
+    return "webcal://" + url.split("://", 1)[1]
 
 
 # --- season standings ---------------------------------------------------------------------------

@@ -37,6 +37,8 @@ def club_to_file(club: Club) -> dict[str, Any]:
             "rules": club.rules,
             "standings_public": club.standings_public,
             "agreement_rule": club.agreement_rule,
+            "language": club.language,
+            "embed_origins": club.embed_origins,
             "created_at": club.created_at.isoformat(),
         },
         "players": [

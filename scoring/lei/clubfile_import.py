@@ -8,7 +8,9 @@ import datetime
 from collections.abc import Mapping
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
 from scoring import names
@@ -22,6 +24,7 @@ from scoring.models import (
     Season,
     Session,
 )
+from scoring.models.clubs import validate_origins
 from scoring.sessionfile import CLUB_FORMAT, FORMAT, all_names
 from scoring.writes import Actor, ServiceError
 
@@ -62,6 +65,8 @@ def club_import(*, data: Mapping[str, Any], slug: str | None = None) -> Club:
                 rules=header.get("rules") or {},
                 standings_public=bool(header.get("standings_public", False)),
                 agreement_rule=_choice(header.get("agreement_rule"), Club.AgreementRule),
+                language=_language(header.get("language")),
+                embed_origins=_origins(header.get("embed_origins")),
             )
             if header.get("created_at"):
                 Club.objects.filter(pk=club.pk).update(created_at=dt(header["created_at"]))
@@ -164,6 +169,26 @@ def club_import(*, data: Mapping[str, Any], slug: str | None = None) -> Club:
     except IntegrityError as error:
         raise ClubImportError(f"the club export does not fit this database: {error}") from None
     return club
+
+
+def _language(value: Any) -> str:
+    """The club's language as it was, or the site's first for a file without (or with another)."""
+    codes = [code for code, _name in settings.LANGUAGES]
+    return value if value in codes else codes[0]
+
+
+def _origins(value: Any) -> str:
+    """The sites that may frame the standings, checked as the admin checks them: they go into
+    a Content-Security-Policy header."""
+    if value in (None, ""):
+        return ""
+    if not isinstance(value, str):
+        raise ClubImportError('"embed_origins" must be text, one https origin a line')
+    try:
+        validate_origins(value)
+    except ValidationError as error:
+        raise ClubImportError(f'"embed_origins": {" ".join(error.messages)}') from None
+    return value
 
 
 def _choice(value: Any, choices: Any) -> str:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import datetime
+import re
 import secrets
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Lower
@@ -40,6 +42,28 @@ def default_ranking() -> dict[str, Any]:
 class Game(models.TextChoices):
     STRAFPUNTEN = "strafpunten", _("strafpunten")
     POT = "pot", _("pottoepen")
+
+
+def origins_of(text: str) -> list[str]:
+    """The lines of ``text`` as origins (``https://host[:port]``), without blanks."""
+    return [line.strip().rstrip("/").lower() for line in text.splitlines() if line.strip()]
+
+
+_ORIGIN = re.compile(
+    r"https://[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+(:[0-9]{1,5})?"
+)
+
+
+def validate_origins(text: str) -> None:
+    """Each line an https origin and nothing more (no path, no wildcard, no quote), so that it
+    goes into a Content-Security-Policy header as exactly one source."""
+    for origin in origins_of(text):
+        if not _ORIGIN.fullmatch(origin):
+            raise ValidationError(
+                _("%(origin)s is geen https-adres van een site (zoals https://www.toepclub.nl)."),
+                params={"origin": origin},
+                code="origin",
+            )
 
 
 class Club(models.Model):
@@ -79,6 +103,21 @@ class Club(models.Model):
             "clubbeheerder het accepteerde."
         ),
     )
+    # The club's pictures for a group chat (scoring/picture.py) speak its language, whoever
+    # asks: a chat's preview is fetched by a robot without one.
+    language = models.CharField(
+        _("taal van de club"), max_length=8, choices=settings.LANGUAGES, default="nl"
+    )
+    # The sites that may show the standings in a frame (scoring/league/embed_views.py).
+    embed_origins = models.TextField(
+        _("sites die de stand tonen"),
+        blank=True,
+        validators=[validate_origins],
+        help_text=_(
+            "Eén adres per regel, zoals https://www.toepclub.nl: alleen die sites mogen de stand "
+            "en de avonden in hun pagina tonen. Leeg: geen enkele. Alleen als de stand openbaar is."
+        ),
+    )
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
 
     class Meta:
@@ -88,6 +127,11 @@ class Club(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def frame_origins(self) -> list[str]:
+        """The origins named in ``embed_origins``, as CSP's frame-ancestors takes them."""
+        return origins_of(self.embed_origins)
 
 
 class Player(models.Model):

@@ -126,7 +126,6 @@ class EveningTable(models.Model):
         }
 
 
-
 class CheckinAllowance(models.Model):
     """How many new guests one address has added on an evening's QR, as the generic cell rate
     algorithm counts them (``scoring.evening.flood``), and what it was refused: the organiser's

@@ -16,6 +16,7 @@ from scoring.http import HtmxHttpRequest, private_response
 from scoring.models import Series, Tournament
 from scoring.toernooi import finish
 from scoring.toernooi import selectors as tournament_selectors
+from scoring.toernooi.picture_views import standings_open_graph
 
 TV_POLL_SECONDS = 8  # each poll turns the TV's page when the standings need more than one
 TV_ROWS_PER_COLUMN = 20  # rows of 3 % of the screen's height: readable from 10 m
@@ -78,6 +79,8 @@ def standings_page(request: HttpRequest, viewer: Viewer, pk: int) -> HttpRespons
     final table's places (``finish.final_order``): as many for 12 players as for 100."""
     tournament = tournament_of(viewer, pk)
     standings = tournament_selectors.tournament_standings(tournament)
+    rows = finish.room_order(tournament, standings)
+    over = finish.is_over(tournament)
     return private_response(
         render(
             request,
@@ -87,8 +90,9 @@ def standings_page(request: HttpRequest, viewer: Viewer, pk: int) -> HttpRespons
                 "club": viewer.club,
                 "tournament": tournament,
                 "standings": standings,
-                "over": finish.is_over(tournament),
-                "lines": _lines(viewer, tournament, standings),
+                "over": over,
+                "lines": finish.lines(rows, lambda p: viewer.name(p.name, p.public_initials)),
+                "og": standings_open_graph(request, viewer.club, tournament, rows, over),
             },
         )
     )

@@ -312,3 +312,49 @@ def context(browser):
 @pytest.fixture
 def tablet(context):
     return context.new_page()
+
+
+@pytest.fixture(scope="session")
+def nginx_url(live_server, tmp_path_factory) -> Iterator[str]:
+    """deploy/nginx.conf (tests/browser/nginx.py renders it, without TLS) in front of a pages'
+    server and a streams' server of its own, both with ``PUSH=on`` as README "Production" runs
+    them, on ``live_server``'s settings and database; nginx as the current user, its files in a
+    folder of the run. PostgreSQL only, as push is."""
+    from django.db import connection
+
+    from tests.browser import nginx
+
+    if connection.vendor != "postgresql":
+        pytest.skip("push needs PostgreSQL's NOTIFY")
+    if not nginx.NGINX.exists():
+        _unavailable("nginx is not installed (.ci/run installs it)")
+    env = {**live_server.env, "PUSH": "on"}
+    pages = DeployedServer(_log("nginx-pages"))
+    streams = DeployedServer(_log("nginx-streams"), asgi=True)
+    pages.start(env)
+    streams.start(env)
+    folder = tmp_path_factory.mktemp("nginx")
+    port = nginx.free_port()
+    main = nginx.render(
+        folder,
+        port=port,
+        pages=pages.url.removeprefix("http://"),
+        streams=streams.url.removeprefix("http://"),
+        static=Path(env["LEI_STATIC_ROOT"]),
+    )
+    command = [str(nginx.NGINX), "-p", str(folder), "-c", str(main), "-g", "daemon off;"]
+    with _log("nginx").open("wb") as log:
+        process = subprocess.Popen(command, stdout=log, stderr=log, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            with urllib.request.urlopen(url + "/lei-sw.js", timeout=2):  # noqa: S310
+                break
+        except OSError:
+            time.sleep(0.1)
+    yield url
+    os.killpg(process.pid, signal.SIGTERM)
+    process.wait(timeout=15)
+    streams.stop()
+    pages.stop()

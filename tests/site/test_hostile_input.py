@@ -817,6 +817,7 @@ def pages(world: dict[str, Any]) -> dict[str, str]:
                 "scorer_link_change",
                 "viewer_link_change",
                 "session_share",
+                "session_picture",
                 "session_agree",
                 "session_dispute",
             ]
@@ -888,6 +889,17 @@ def pages(world: dict[str, Any]) -> dict[str, str]:
         "league_session_export": reverse("league_session_export", args=[slug, session.pk]),
         "league_evening_today": reverse("league_evening_today", args=[slug]),
         "league_evening": reverse("league_evening", args=[slug, session.played_on.isoformat()]),
+        "league_session_picture": reverse("league_session_picture", args=[slug, session.pk]),
+        "league_evening_picture": reverse(
+            "league_evening_picture", args=[slug, session.played_on.isoformat()]
+        ),
+        "tournament_standings_picture": reverse("tournament_standings_picture", args=[slug, t]),
+        "embed_standings": reverse("embed_standings", args=[slug]),
+        "embed_evening_today": reverse("embed_evening_today", args=[slug]),
+        "embed_evening": reverse("embed_evening", args=[slug, session.played_on.isoformat()]),
+        "standings_feed": reverse("standings_feed", args=[slug]),
+        "evening_feed": reverse("evening_feed", args=[slug, session.played_on.isoformat()]),
+        "club_calendar": reverse("club_calendar", args=[slug]),
     }
 
 

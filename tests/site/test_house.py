@@ -40,6 +40,7 @@ ROOMS: list[tuple[str, tuple[str, ...]]] = [
             "scoring.svg",
             "scoring.figures",
             "scoring.labels",
+            "scoring.picture",
             "scoring.sessionfile",
             "scoring.notify",
         ),

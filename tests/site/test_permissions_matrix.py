@@ -94,6 +94,7 @@ MATRIX: dict[str, dict[str, tuple[int, ...]]] = {
     "scorer_link_change": {"GET": ALL_405, "POST": LINK_CHANGE},
     "viewer_link_change": {"GET": ALL_405, "POST": TABLET_WRITE},  # whoever scores the game
     "session_share": {"GET": TABLET_GET, "POST": ALL_405},  # holds the secret scorer link
+    "session_picture": {"GET": TABLET_GET, "POST": ALL_405},  # "Delen": names as the tablet's
     "session_agree": {"GET": ALL_405, "POST": TABLET_WRITE},  # refused: the game runs
     "session_dispute": {"GET": ALL_405, "POST": TABLET_WRITE},  # refused: no words
     # Links to share; the revoked tablet's world has no valid scorer link at all
@@ -115,6 +116,15 @@ MATRIX: dict[str, dict[str, tuple[int, ...]]] = {
     "league_session_export": {"GET": MEMBERS_ONLY, "POST": ALL_405},
     "league_evening_today": {"GET": MEMBERS_GO, "POST": ALL_405},
     "league_evening": {"GET": MEMBERS_ONLY, "POST": ALL_405},
+    "league_session_picture": {"GET": MEMBERS_ONLY, "POST": ALL_405},
+    "league_evening_picture": {"GET": MEMBERS_ONLY, "POST": ALL_405},
+    # The club's own website and calendar: only where the club publishes, for members too
+    "embed_standings": {"GET": ALL_404, "POST": ALL_405},
+    "embed_evening_today": {"GET": ALL_404, "POST": ALL_405},
+    "embed_evening": {"GET": ALL_404, "POST": ALL_405},
+    "standings_feed": {"GET": ALL_404, "POST": ALL_405},
+    "evening_feed": {"GET": ALL_404, "POST": ALL_405},
+    "club_calendar": {"GET": ALL_404, "POST": ALL_405},
     # The toernooi: the organiser's pages, and its standings and TV as league pages
     "tournament_list": {"GET": LOGGED_IN, "POST": SEARCH_POST},
     "tournament_new": {"GET": ADMINS_ONLY, "POST": ADMINS_ONLY},
@@ -157,6 +167,7 @@ MATRIX: dict[str, dict[str, tuple[int, ...]]] = {
     "tournament_csv": {"GET": ORGANISER_GET, "POST": ALL_405},
     "tournament_standings": {"GET": MEMBERS_ONLY, "POST": ALL_405},
     "tournament_tv": {"GET": MEMBERS_ONLY, "POST": ALL_405},
+    "tournament_standings_picture": {"GET": MEMBERS_ONLY, "POST": ALL_405},
     "tournament_public_prizes": {"GET": MEMBERS_ONLY, "POST": ALL_405},
     "tournament_public_csv": {"GET": MEMBERS_ONLY, "POST": ALL_405},
     # The Django admin, as one group (see the module docstring)
@@ -247,6 +258,7 @@ class World:
             "scorer_link_change": [s.pk],
             "viewer_link_change": [s.pk],
             "session_share": [s.pk],
+            "session_picture": [s.pk],
             "session_agree": [s.pk],
             "session_dispute": [s.pk],
             "scorer_link": [s.scorer_token or self.old_token],
@@ -263,6 +275,14 @@ class World:
             "league_session_export": [slug, s.pk],
             "league_evening_today": [slug],
             "league_evening": [slug, day],
+            "league_session_picture": [slug, s.pk],
+            "league_evening_picture": [slug, day],
+            "embed_standings": [slug],
+            "embed_evening_today": [slug],
+            "embed_evening": [slug, day],
+            "standings_feed": [slug],
+            "evening_feed": [slug, day],
+            "club_calendar": [slug],
             "tournament_page": [self.tournament_id],
             "tournament_checkin": [self.tournament_id],
             "tournament_paste": [self.tournament_id],
@@ -288,6 +308,7 @@ class World:
             "tournament_public_csv": [slug, self.tournament_id],
             "tournament_standings": [slug, self.tournament_id],
             "tournament_tv": [slug, self.tournament_id],
+            "tournament_standings_picture": [slug, self.tournament_id],
             "invitation_accept": [self.invitation_token],
             "tournament_checkin_qr": [self.tournament_id],
             "checkin_phone": [self.checkin_token],
