@@ -8,11 +8,15 @@
       keeps tapping; the server judges each tap when it arrives, and a refusal stops the
       outbox at that tap until the scorer decides; a 429 (too many taps at once) makes it wait
       as long as the server asks, then send the same tap again. The taps are kept per person
-      (the page's opaque id, scoring/lei/outbox.py): another person's page never shows them and
-      drops them, and the server refuses them from anyone else. Each goes with the CSRF token
+      (the page's opaque id, scoring/lei/outbox.py): another person's page never sends them,
+      names them with that person's way to send them (othersNotice), and the server refuses
+      them from anyone else. Each goes with the CSRF token
       of the moment it is sent; one refused because nobody here may score any more (the login
-      ended, link revoked) waits, saying how to log in again; a sign-out on purpose drops the
+      ended) waits, saying how to log in again; a revoked link's refusal (410) says so; a sign-out on purpose drops the
       person's taps (signedOut);
+   A redraw keeps what the scorer ticked, typed, opened and focused (doing, carry); the
+   strip shows only when a tap really waits (SHOW_WAITING_MS); each result is said in
+   #tap-news for a screen reader;
    2. a round-ending tap's result shown for a moment, with the next round's buttons taking
       taps only after it, so a double tap records once;
    3. the service worker (scoring/lei/views.py, service_worker) that keeps the tablet page for a
