@@ -155,6 +155,9 @@ def test_signing_out_on_purpose_throws_the_waiting_taps_away_and_says_so(
         other.get_by_role("button", name="Uitloggen").click()
     other.wait_for_load_state()
     tablet.unroute("**/gebeurtenis/")  # the page left open may try again from here on
+    # It sees the sign-out before it sends again, and reloads: to the login page, taps unsent.
+    # (Waited for, so that it does not read the mark after the next login, racing the goto.)
+    tablet.wait_for_url(re.compile(r"/inloggen/"))
     log_in(other, base_url, "teller")
     other.close()
 
