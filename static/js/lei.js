@@ -321,6 +321,7 @@
         handOver([tap.person], []).then(function () { location.reload(); });
       } else if (answer.response.status === 410) {
         loginGone(); // the scorer link was revoked: its words, not a login it cannot give
+        tap.revoked = true; // "probeer opnieuw" could only be refused again: not offered
         stop(tap, reasonOf(answer.text));
       } else if (mayNotScore(answer.response)) {
         loginNeeded();
@@ -854,7 +855,8 @@
       retry.textContent = t.retry;
       var actions = document.createElement("div");
       actions.className = "cluster";
-      actions.append(drop, retry);
+      actions.append(drop);
+      if (!taps[0].revoked) { actions.append(retry); }
       refused.append(why, actions);
       box.append(refused);
     } else {

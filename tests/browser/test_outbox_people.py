@@ -242,6 +242,7 @@ def test_a_person_switch_after_a_login_ended_names_the_taps_and_the_kept_page_is
     context,
     base_url,
     django_user_model,
+    screenshot_dir,
 ):
     """Anne's three taps wait (the first ends round 1) when her login ends; the server's
     answer means her page is no longer kept for a reload offline. Bas signs in on the tablet:
@@ -274,6 +275,7 @@ def test_a_person_switch_after_a_login_ended_names_the_taps_and_the_kept_page_is
     told = tablet.locator(".others-taps")
     expect(told).to_contain_text("Niet verstuurd: 3 tikken van anne wachten nog op deze tablet.")
     expect(told).to_contain_text("Laatste slag Anne · Toep Bas · Weg Cees")
+    tablet.screenshot(path=screenshot_dir / "outbox-another-persons-taps.png")
     drained(tablet)
     assert events(session) == []
     told.get_by_role("button", name="Weggooien").click()  # Bas may throw them away, in words

@@ -16,6 +16,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from scoring.lei import seals
 from scoring.models import Club, Session
 from tests.browser.outbox import NETWORK, button, drained, events
 from tests.browser.pages import TABLET, console_errors
@@ -174,3 +175,23 @@ def test_taps_after_the_login_ended_wait_in_words_and_go_once_after(tablet, cont
     open_game(tablet, base_url, session)  # the scorer link again, as a scorer would
     answered(tablet, session)
     assert events(session) == [("knock", "Anne"), ("stay", "Bas")]
+
+
+@pytest.mark.parametrize("size", [(1024, 768), (390, 844)], ids=["tablet", "phone"])
+def test_a_tap_after_the_link_was_revoked_is_refused_in_its_words(
+    tablet, base_url, screenshot_dir, size
+):
+    """The club admin revokes the scorer link while the tablet is open: its next tap says the
+    link was revoked (410), with no login to ask for, and is not stored."""
+    width, height = size
+    tablet.set_viewport_size({"width": width, "height": height})
+    session = two_players()
+    open_game(tablet, base_url, session)
+    seals.session_revoke_token(session=session)
+    button(tablet, "Toep: Anne").click()
+    strip = tablet.locator("#outbox")
+    expect(strip).to_contain_text("Deze schrijverslink is ingetrokken")
+    expect(strip.get_by_role("link", name="Inloggen")).to_have_count(0)
+    expect(strip.get_by_role("button", name="probeer opnieuw")).to_have_count(0)
+    tablet.screenshot(path=screenshot_dir / f"tablet-link-revoked-{width}x{height}.png")
+    assert events(session) == []
