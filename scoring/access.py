@@ -49,7 +49,7 @@ from django.urls import reverse
 from django.utils.translation import gettext
 
 from scoring import names
-from scoring.http import login_needed
+from scoring.http import link_revoked, login_needed
 from scoring.models import (
     Club,
     ClubInvitation,
@@ -77,6 +77,19 @@ class LoginNeeded(Exception):
     def __init__(self, refusal: str = "") -> None:
         super().__init__(refusal)
         self.refusal = refusal
+
+
+class LinkRevoked(Exception):
+    """This browser opened a scorer link that was revoked or renewed since: a 410 that says
+    so (``scoring.http.link_revoked``), not a login page that could not help it."""
+
+
+def _revoked_words() -> str:
+    return gettext(
+        "Deze schrijverslink is ingetrokken of vervangen door een nieuwe: hij werkt niet meer. "
+        "Er is niets opgeslagen. Vraag de clubbeheerder om de nieuwe link, of log in als lid "
+        "van de club."
+    )
 
 
 @dataclass(frozen=True)
@@ -186,6 +199,8 @@ def scorer(request: HttpRequest, pk: int) -> ScorerAccess:
     if granted and session.scorer_token and secrets.compare_digest(granted, session.scorer_token):
         actor = Actor(user=user if user.is_authenticated else None, scorer_token=True)
         return ScorerAccess(session=session, actor=actor)
+    if granted:  # the link this browser opened was revoked or renewed since
+        raise LinkRevoked()
     if not user.is_authenticated:
         raise LoginNeeded(gettext("Log in of open de schrijverslink."))
     raise Http404("no such session")
@@ -334,6 +349,8 @@ def requires(role: Callable[..., object]) -> Callable[[View], View]:
                     # a script (the tablet's outbox, static/js/lei.js) the same.
                     return login_needed(request, needed.refusal)
                 return redirect_to_login(request.get_full_path())
+            except LinkRevoked:
+                return link_revoked(request, _revoked_words())
             return view(request, granted, *rest, **kwargs)
 
         wrapped.access_role = role  # type: ignore[attr-defined]  # what the tests look for
@@ -416,9 +433,19 @@ def grant_scorer_link(request: HttpRequest, session: Session) -> None:
     request.session[SCORER_GRANTS] = grants
 
 
-def session_by_scorer_token(token: str) -> Session:
+def session_by_scorer_token(request: HttpRequest, token: str) -> Session:
+    """The session of a scorer link; a 404 for a link never made, ``LinkRevoked`` for one this
+    browser opened before and that was revoked or renewed since."""
     session = Session.objects.filter(scorer_token=token).only("pk", "scorer_token").first()
     # The lookup is by an indexed equality; compare_digest guards the final comparison too.
     if session is None or not secrets.compare_digest(session.scorer_token or "", token):
+        held = request.session.get(SCORER_GRANTS, {}).values()
+        if any(secrets.compare_digest(str(old), token) for old in held):
+            raise LinkRevoked()
         raise Http404("no such scorer link")
     return session
+
+
+def scorer_link_revoked(request: HttpRequest) -> HttpResponse:
+    """The answer to a revoked scorer link that this browser opened before (410, in words)."""
+    return link_revoked(request, _revoked_words())

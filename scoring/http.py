@@ -86,6 +86,16 @@ def login_needed(request: HttpRequest, refusal: str) -> HttpResponse:
     return response
 
 
+def link_revoked(request: HttpRequest, refusal: str) -> HttpResponse:
+    """A scorer link revoked or renewed since this browser opened it: the refusal in words,
+    with no login to ask for (410: the link is gone for good; the tablet's outbox in
+    static/js/lei.js shows these words)."""
+    response = _refused(request, refusal=refusal, revoked=True, back=page_before(request))
+    response.status_code = 410
+    response["X-Link-Revoked"] = "1"
+    return response
+
+
 def not_allowed(request: HttpRequest, refusal: str) -> HttpResponse:
     """A page someone logged in may not use (a member at the organiser's "Clubavond
     beginnen"): the refusal in the site's own dress, with the way home (403)."""

@@ -4,9 +4,10 @@ A browser may be handed from one person to another with taps still waiting (a ta
 another club member, a sign-in as someone else). The outbox keeps each tap with the opaque id of
 the person whose page took it (``person_id``, in the tablet page), and sends it with that id in
 ``X-Lei-Person``; a tap view answers a tap of another person than the one now signed in with a
-403 (``X-Lei-Other-Person``) and records nothing, and the page then drops that person's taps and
-kept pages. So one person's taps are never sent in another's name, whatever the page in front
-of them still shows.
+403 (``X-Lei-Other-Person``) and records nothing; the page then drops that person's kept pages
+and, drawn again for the one signed in now, names the taps still waiting and whose they are,
+with the way for that person to send them (log in here again). So one person's taps are never
+sent in another's name, whatever the page in front of them still shows.
 
 Signing out on purpose (the site's logout or the admin's) ends that person's waiting taps too:
 the answer to it carries a cookie naming them (``SIGNED_OUT``, read by static/js/lei.js), and

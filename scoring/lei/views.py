@@ -49,6 +49,7 @@ from scoring.lei.tablet import Lei, build_lei, load_lei, shown_until
 from scoring.lei.taplimit import tap_limited
 from scoring.lei.words import service_error_text, undone_text
 from scoring.models import Session, TournamentTable
+from scoring.models.lei import SETTLED
 from scoring.ratings.selectors import win_chances
 from scoring.svg import qr_svg
 
@@ -110,6 +111,11 @@ def _live_context(request: HttpRequest, scorer: access.ScorerAccess, lei: Lei) -
         "session": scorer.session,
         "scorer": scorer,
         "can_score": can_score,
+        # Offered only where it can be taken: after akkoord an undo at the table is refused
+        # (funnel.AgreementSettled), so it is not shown; a club admin may still correct.
+        "can_undo": can_score
+        and not lei.table_closed
+        and (scorer.session.agreement not in SETTLED or scorer.actor.may_change_closed),
         "closed": closed,
         # The pages of a long sheet's folded rounds (``Lei.folded_before``).
         "sheet_url": page,
@@ -278,7 +284,10 @@ def _write(
 @require_safe
 def scorer_link(request: HttpRequest, token: str) -> HttpResponse:
     """A tablet without an account opens the secret link once; the Django session keeps it."""
-    session = access.session_by_scorer_token(token)
+    try:
+        session = access.session_by_scorer_token(request, token)
+    except access.LinkRevoked:
+        return access.scorer_link_revoked(request)
     access.grant_scorer_link(request, session)
     return redirect(tablet_url(session))
 

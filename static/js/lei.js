@@ -8,11 +8,15 @@
       keeps tapping; the server judges each tap when it arrives, and a refusal stops the
       outbox at that tap until the scorer decides; a 429 (too many taps at once) makes it wait
       as long as the server asks, then send the same tap again. The taps are kept per person
-      (the page's opaque id, scoring/lei/outbox.py): another person's page never shows them and
-      drops them, and the server refuses them from anyone else. Each goes with the CSRF token
+      (the page's opaque id, scoring/lei/outbox.py): another person's page never sends them,
+      names them with that person's way to send them (othersNotice), and the server refuses
+      them from anyone else. Each goes with the CSRF token
       of the moment it is sent; one refused because nobody here may score any more (the login
-      ended, link revoked) waits, saying how to log in again; a sign-out on purpose drops the
+      ended) waits, saying how to log in again; a revoked link's refusal (410) says so; a sign-out on purpose drops the
       person's taps (signedOut);
+   A redraw keeps what the scorer ticked, typed, opened and focused (doing, carry); the
+   strip shows only when a tap really waits (SHOW_WAITING_MS); each result is said in
+   #tap-news for a screen reader;
    2. a round-ending tap's result shown for a moment, with the next round's buttons taking
       taps only after it, so a double tap records once;
    3. the service worker (scoring/lei/views.py, service_worker) that keeps the tablet page for a
@@ -27,6 +31,7 @@
   // ordered read and three writes; idb-keyval would add a file to keep up to date for that.
   var GUARD_MS = 600; // a round's result stays alone this long (≈ a double tap's second tap)
   var SEND_TIMEOUT_MS = 10000;
+  var SHOW_WAITING_MS = 1500; // a tap unanswered this long really waits: the strip says so
   var dbPromise = null;
 
   function db() {
@@ -74,6 +79,8 @@
     login: false, // taps[0] was refused for want of a login: wait for one, and say so
     renewed: false, // a fresh CSRF token was fetched for taps[0] after a 403
     note: "", // the server's words while the outbox waits at its asking (429)
+    overdue: false, // taps[0] waited SHOW_WAITING_MS without an answer: the strip shows
+    overdueTimer: null,
     attempts: 0,
     timer: null,
     seq: 0,
@@ -156,7 +163,8 @@
       document.querySelectorAll(".is-pressed").forEach(function (b) { b.classList.remove("is-pressed"); });
     }
     if (submitter) { submitter.classList.add("is-pressed"); }
-    enqueue({tablet: outbox.tablet, person: currentPerson(), url: url, fields: fields,
+    enqueue({tablet: outbox.tablet, person: currentPerson(), name: texts().personName || "",
+             url: url, fields: fields,
              label: tapLabel(form, submitter, data), key: newKey(), at: now,
              round: before.round, before: before, after: here});
     showRound();
@@ -165,7 +173,10 @@
     root.dataset.tapsTaken = String(Number(root.dataset.tapsTaken || 0) + 1);
     form.reset(); // a boer ticked for this round's last trick is not the next round's
     var more = form.closest("details#more");
-    if (more) { more.open = false; }
+    if (more) { // the menu closes on its tap; focus goes to its summary, not to the body
+      more.open = false;
+      more.querySelector("summary").focus({preventScroll: true});
+    }
   }, true);
 
   // What a tap does to the round as this tablet keeps it, before the server judges it: a
@@ -304,8 +315,14 @@
       if (answer.response.ok && outcome) {
         answered(tap, answer.response, answer.text, outcome);
       } else if (answer.response.headers.get("X-Lei-Other-Person") === "1") {
-        outbox.stopped = true; // someone else signed in: nothing more goes from this page
-        handOver([tap.person]).then(function () { location.reload(); });
+        // Someone else signed in: nothing more goes from this page. The taps stay, kept for
+        // their person; the page, reloaded as the one signed in now, names them (othersNotice).
+        outbox.stopped = true;
+        handOver([tap.person], []).then(function () { location.reload(); });
+      } else if (answer.response.status === 410) {
+        loginGone(); // the scorer link was revoked: its words, not a login it cannot give
+        tap.revoked = true; // "probeer opnieuw" could only be refused again: not offered
+        stop(tap, reasonOf(answer.text));
       } else if (mayNotScore(answer.response)) {
         loginNeeded();
       } else if (status === 403 && !outbox.renewed) {
@@ -341,11 +358,22 @@
   // once a login lets them through (this page retries now and then, and when it is looked at
   // again; the login link comes back to this page, which sends them when it opens).
   function loginNeeded() {
+    loginGone();
     outbox.login = true;
     outbox.trouble = true;
     outbox.failing = false;
     render();
     outbox.timer = window.setTimeout(drain, 5000);
+  }
+
+  // The server said this page's login is gone: the copy the service worker keeps of it, and
+  // the lei kept for a reload, are not shown offline to whoever picks the tablet up next. The
+  // taps stay, for the same person's next login.
+  function loginGone() {
+    quietly(store("lei", "readwrite", function (s) { return s.clear(); }));
+    if (window.caches) {
+      quietly(caches.open("lei-tablet-v1").then(function (copies) { return copies.delete(location.pathname); }));
+    }
   }
 
   function renewToken() {
@@ -368,10 +396,16 @@
       outbox.misfit = "";
       outbox.attempts = 0;
       if (!outbox.taps.length) { outbox.oneByOne = false; }
+      outbox.overdue = false; // the next tap's wait starts now
+      window.clearTimeout(outbox.overdueTimer);
+      outbox.overdueTimer = null;
       quietly(forget(tap));
       // The sheet is drawn from the server once the outbox is empty; until then the
       // scorer's own taps are what the tablet shows.
       if (!outbox.taps.length) { swap(response, text); } else { render(); drain(); }
+      var flash = document.getElementById("round-flash");
+      announce(flash && !outbox.taps.length ? flash.textContent
+        : (texts().recorded || "{tap}").replace("{tap}", tap.label));
       return;
     }
     swap(response, text);
@@ -469,7 +503,12 @@
   document.addEventListener("htmx:afterRequest", function (evt) {
     var elt = evt.detail.elt;
     var xhr = evt.detail.xhr;
-    if (!elt || elt.id !== "follow" || !xhr || xhr.status !== 200) { return; }
+    if (!elt || elt.id !== "follow" || !xhr) { return; }
+    var login = (texts().login || "").split("?")[0];
+    if (xhr.status === 410 || (login && xhr.responseURL && new URL(xhr.responseURL).pathname === login)) {
+      loginGone(); // the server says this page's login (or link) is gone
+    }
+    if (xhr.status !== 200) { return; }
     if (xhr.getResponseHeader("ETag")) { elt.dataset.etag = xhr.getResponseHeader("ETag"); }
     follow(xhr.responseText);
   });
@@ -488,9 +527,11 @@
       // Versions only grow: an older answer (a poll overtaken by a tap) is not drawn.
       if (!(version > parseInt(shown.dataset.version, 10)) || Date.now() < guardUntil) { return; }
       keepEditor(fresh);
+      var before = doing(live);
       live.replaceWith(fresh);
       if (window.htmx) { htmx.process(fresh); }
       settled();
+      carry(fresh, before);
       return;
     }
     var first = outbox.taps[0];
@@ -555,11 +596,27 @@
       evt.detail.isError = false;
     } else if (xhr.status === 409 || xhr.status === 429) {
       formNotice(reasonOf(xhr.responseText));
+    } else if (xhr.status === 410) {
+      loginGone(); // the scorer link was revoked: its words, not a login it cannot give
+      formNotice(reasonOf(xhr.responseText));
     } else if (xhr.status === 403 || xhr.status === 404) {
       // The login ran out, the page is older than the last login, or the scorer link went
       // (scoring/http.py): nothing was saved, and the editor stays with what was typed.
       formNotice(reasonOf(xhr.responseText), xhr.getResponseHeader("X-Login-Needed") === "1");
     }
+  });
+  // What htmx itself swaps into #live (ending the game, a correction saved) keeps what the
+  // person was doing too (carry).
+  var swapping = null;
+  document.addEventListener("htmx:beforeSwap", function (evt) {
+    var target = evt.detail.target;
+    swapping = evt.detail.shouldSwap && target && (target.id === "live" || target.id === "round")
+      ? {id: target.id, state: doing(target)} : null;
+  });
+  document.addEventListener("htmx:afterSwap", function () {
+    var fresh = swapping && document.getElementById(swapping.id);
+    if (fresh) { carry(fresh, swapping.state); }
+    swapping = null;
   });
   document.addEventListener("htmx:afterRequest", function (evt) {
     var notice = document.getElementById("form-unsent");
@@ -581,9 +638,106 @@
     var fresh = template.content.getElementById(wanted);
     if (!target || !fresh) { return; }
     keepEditor(fresh);
+    var before = doing(target);
     target.replaceWith(fresh);
     if (window.htmx) { htmx.process(fresh); }
     settled();
+    carry(fresh, before); // after settled: the buttons shown are the ones left to focus
+  }
+
+  // --- What a person is doing survives every redraw --------------------------------------
+  // A redraw (a tap's answer, another tablet's change, a poll) draws #live or #round anew from
+  // the server. What the scorer had ticked, typed, opened or focused in the old one is carried
+  // into the new one, control by control: a boer ticked while the last tap was on its way is
+  // still ticked for the last trick of that round (never of another round), "Meer" stays open,
+  // focus stays on the control (or near it: its form, else the round's title).
+  function formKey(form) {
+    if (!form) { return ""; }
+    var type = form.querySelector("input[type=hidden][name=type]");
+    return [form.getAttribute("action") || "", type ? type.value : "", form.dataset.player || "", form.id || ""].join("|");
+  }
+
+  function controlKey(el) {
+    if (!el || !el.tagName) { return ""; }
+    if (el.tagName === "SUMMARY") { return "summary|" + detailsKey(el.parentElement); }
+    if (el.tagName === "BUTTON") { return "button|" + formKey(el.form) + "|" + el.name + "=" + el.value; }
+    if (el.type === "hidden" || (!el.name && !el.id)) { return ""; }
+    return el.id ? "#" + el.id : formKey(el.form) + "|" + el.name + (el.type === "radio" ? "=" + el.value : "");
+  }
+
+  function detailsKey(details) {
+    if (!details) { return ""; }
+    var summary = details.querySelector("summary");
+    return details.id || (summary ? summary.getAttribute("aria-label") || summary.textContent.trim() : "");
+  }
+
+  function shown(el) { return Boolean(el && el.getClientRects().length); }
+
+  function doing(root) {
+    var round = root.id === "round" ? root : root.querySelector("#round");
+    var state = {round: round ? round.dataset.round : "", fields: [], open: [], focus: "", near: ""};
+    root.querySelectorAll("input, select, textarea").forEach(function (field) {
+      var key = controlKey(field);
+      if (!key || field.closest("#editor")) { return; } // the editor is kept whole (keepEditor)
+      if (field.type === "checkbox" || field.type === "radio") {
+        if (field.checked !== field.defaultChecked) { state.fields.push({key: key, checked: field.checked}); }
+      } else if (field.tagName === "SELECT") {
+        if (Array.prototype.some.call(field.options, function (o) { return o.selected !== o.defaultSelected; })) {
+          state.fields.push({key: key, value: field.value});
+        }
+      } else if (field.value !== field.defaultValue) {
+        state.fields.push({key: key, value: field.value});
+      }
+    });
+    root.querySelectorAll("details[open]").forEach(function (details) {
+      if (!details.closest("#editor")) { state.open.push(detailsKey(details)); }
+    });
+    var active = document.activeElement;
+    if (active && root.contains(active)) {
+      state.focus = controlKey(active);
+      state.near = formKey(active.form || (active.closest && active.closest("form")));
+    }
+    return state;
+  }
+
+  function carry(fresh, state) {
+    var round = fresh.id === "round" ? fresh : fresh.querySelector("#round");
+    var sameRound = Boolean(round) && round.dataset.round === state.round;
+    var controls = fresh.querySelectorAll("button, summary, input, select, textarea");
+    function find(key, visible) {
+      return Array.prototype.find.call(controls, function (el) {
+        return controlKey(el) === key && (!visible || shown(el));
+      });
+    }
+    if (sameRound) { // what was ticked or typed for this round, and only for it
+      state.fields.forEach(function (field) {
+        var el = find(field.key, false);
+        if (!el) { return; }
+        if ("checked" in field) { el.checked = field.checked; } else { el.value = field.value; }
+      });
+    }
+    fresh.querySelectorAll("details").forEach(function (details) {
+      if (state.open.indexOf(detailsKey(details)) !== -1) { details.open = true; }
+    });
+    if (!state.focus && !state.near) { return; }
+    var target = find(state.focus, true);
+    if (!target && state.near) {
+      var form = Array.prototype.find.call(fresh.querySelectorAll("form"), function (f) {
+        return formKey(f) === state.near && shown(f);
+      });
+      target = form && Array.prototype.find.call(form.querySelectorAll("button, summary, input, select"), shown);
+    }
+    if (!target) { target = fresh.querySelector("#round-title, #panel h2"); }
+    if (target) { target.focus({preventScroll: true}); }
+  }
+
+  // Each tap's result, said once in a polite live region (the strip speaks only when taps
+  // really wait; refusals are alerts of their own).
+  function announce(text) {
+    var news = document.getElementById("tap-news");
+    if (!news || !text) { return; }
+    news.textContent = "";
+    window.setTimeout(function () { news.textContent = text.replace(/\s+/g, " ").trim(); }, 50);
   }
 
   // A round correction being typed (#editor, drawn into the lei by its own request) stays
@@ -632,10 +786,25 @@
     var state = outbox.stopped ? "stopped" : outbox.trouble ? "waiting" : "sending";
     if (waiting) { document.documentElement.setAttribute("data-outbox-state", state); }
     else { document.documentElement.removeAttribute("data-outbox-state"); }
+    if (!waiting) {
+      window.clearTimeout(outbox.overdueTimer);
+      outbox.overdueTimer = null;
+      outbox.overdue = false;
+    }
+    // A tap answered at once reads as normal: the strip shows only when a tap really waits
+    // (unanswered for SHOW_WAITING_MS, no connection, refused, a login needed).
+    var said = waiting && (outbox.overdue || outbox.trouble || outbox.stopped || outbox.login
+      || Boolean(outbox.note) || Boolean(outbox.misfit));
+    if (waiting && !said && !outbox.overdueTimer) {
+      outbox.overdueTimer = window.setTimeout(function () {
+        outbox.overdueTimer = null;
+        if (outbox.taps.length) { outbox.overdue = true; render(); }
+      }, SHOW_WAITING_MS);
+    }
     if (!box) { return; }
     box.replaceChildren();
-    box.hidden = !waiting;
-    if (!waiting) { return; }
+    box.hidden = !said;
+    if (!said) { return; }
     var t = box.dataset;
     if (outbox.stopped && taps[0].conflict && taps.length > 1 && !outbox.oneByOne) {
       box.append(conflictList(taps, t)); // the list names every tap: no line of them above it
@@ -686,7 +855,8 @@
       retry.textContent = t.retry;
       var actions = document.createElement("div");
       actions.className = "cluster";
-      actions.append(drop, retry);
+      actions.append(drop);
+      if (!taps[0].revoked) { actions.append(retry); }
       refused.append(why, actions);
       box.append(refused);
     } else {
@@ -755,7 +925,7 @@
     var changed = before !== null && before !== person;
     var out = signedOut();
     var gone = out.concat(changed ? [before] : []);
-    (gone.length ? handOver(gone) : Promise.resolve([])).then(function (dropped) {
+    (gone.length ? handOver(gone, out) : Promise.resolve([])).then(function (dropped) {
       register(drawn, gone.length > 0);
       var own = dropped.filter(function (tap) { return tap.person === person; }).length;
       if (own && out.indexOf(person) !== -1) { signedOutNotice(own); }
@@ -771,11 +941,15 @@
       return quietly(allTaps());
     }).then(function (stored) {
       var mine = [];
+      var others = [];
       (stored || []).forEach(function (tap) {
         if (tap.person === undefined) { tap.person = person; } // kept before taps had a person
-        if (tap.person !== person) { quietly(forget(tap)); } // someone else's: never shown
-        else if (tap.tablet === outbox.tablet) { mine.push(tap); }
+        if (tap.tablet !== outbox.tablet) { return; }
+        // Someone else's: never sent from this page, kept for them and named (othersNotice).
+        if (tap.person !== person) { others.push(tap); } else { mine.push(tap); }
       });
+      others.sort(function (a, b) { return a.seq - b.seq || a.at - b.at; });
+      othersNotice(others);
       mine.sort(function (a, b) { return a.seq - b.seq || a.at - b.at; });
       var sent = outbox.taps.slice(); // tapped while the store was being read
       outbox.taps = mine.concat(sent.filter(function (tap) {
@@ -799,15 +973,16 @@
   }
 
   // Someone else uses this browser now (signed in as another person, or signed out where the
-  // service worker did not see it), or these people signed out on purpose: their kept pages,
-  // lei and taps go. The taps dropped, for the notice.
-  function handOver(people) {
+  // service worker did not see it), or these people signed out on purpose: their kept pages
+  // and lei go. The taps of those who signed out on purpose (``drop``) go too, for the notice;
+  // the taps of a login that only ended stay, kept for that person and named to the next one.
+  function handOver(people, drop) {
     var dropped = [];
     var gone = [
       quietly(store("lei", "readwrite", function (s) { return s.clear(); })),
       quietly(allTaps()).then(function (stored) {
         dropped = (stored || []).filter(function (tap) {
-          return people.indexOf(tap.person) !== -1 || tap.person === undefined;
+          return drop.indexOf(tap.person) !== -1 || tap.person === undefined;
         });
         return Promise.all(dropped.map(function (tap) { return quietly(forget(tap)); }));
       }),
@@ -838,6 +1013,51 @@
     notice.setAttribute("role", "status");
     notice.textContent = ((count === 1 ? t.signedOutOne : t.signedOutMany) || "").replace("{n}", count);
     notices.append(notice);
+  }
+
+  // Taps another person made on this tablet, waiting for that person: said, with their name,
+  // never sent under this person's name; that person sends them by logging in here again, or
+  // whoever holds the tablet throws them away, in words.
+  function othersNotice(taps) {
+    var notices = document.getElementById("notices");
+    document.querySelectorAll(".others-taps").forEach(function (old) { old.remove(); });
+    if (!notices || !taps.length) { return; }
+    var t = texts();
+    var people = [];
+    taps.forEach(function (tap) { if (people.indexOf(tap.person) === -1) { people.push(tap.person); } });
+    people.forEach(function (who) {
+      var theirs = taps.filter(function (tap) { return tap.person === who; });
+      var name = theirs[theirs.length - 1].name || t.someone || "";
+      var notice = document.createElement("div");
+      notice.className = "notice notice--warn stack others-taps";
+      notice.setAttribute("role", "alert");
+      var what = document.createElement("p");
+      var count = document.createElement("strong");
+      count.textContent = ((theirs.length === 1 ? t.othersOne : t.othersMany) || "")
+        .replace("{n}", theirs.length).replace("{name}", name);
+      what.append(count, " ", (t.othersWay || "").replace("{name}", name));
+      var list = document.createElement("p");
+      list.className = "others-taps__list";
+      list.textContent = theirs.map(function (tap) { return tap.label; }).join(" · ");
+      var login = document.createElement("a");
+      login.className = "btn btn--primary";
+      login.href = t.login;
+      login.textContent = (t.othersLogin || "").replace("{name}", name);
+      var drop = document.createElement("button");
+      drop.type = "button";
+      drop.className = "btn btn--danger";
+      drop.textContent = t.othersDrop;
+      drop.addEventListener("click", function () {
+        Promise.all(theirs.map(function (tap) { return quietly(forget(tap)); })).then(function () {
+          notice.remove();
+        });
+      });
+      var way = document.createElement("div");
+      way.className = "cluster";
+      way.append(login, drop);
+      notice.append(what, list, way);
+      notices.append(notice);
+    });
   }
 
   // --- 3. The service worker -------------------------------------------------------------

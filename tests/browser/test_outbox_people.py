@@ -155,6 +155,9 @@ def test_signing_out_on_purpose_throws_the_waiting_taps_away_and_says_so(
         other.get_by_role("button", name="Uitloggen").click()
     other.wait_for_load_state()
     tablet.unroute("**/gebeurtenis/")  # the page left open may try again from here on
+    # It sees the sign-out before it sends again, and reloads: to the login page, taps unsent.
+    # (Waited for, so that it does not read the mark after the next login, racing the goto.)
+    tablet.wait_for_url(re.compile(r"/inloggen/"))
     log_in(other, base_url, "teller")
     other.close()
 
@@ -173,7 +176,7 @@ def test_signing_out_on_purpose_throws_the_waiting_taps_away_and_says_so(
     assert events(session) == [("knock", "Bas")]
 
 
-def test_another_person_on_the_same_browser_sees_and_sends_nothing_of_the_first(
+def test_another_person_on_the_same_browser_sends_nothing_of_the_first_and_is_told_whose(
     tablet,
     context,
     base_url,
@@ -202,13 +205,18 @@ def test_another_person_on_the_same_browser_sees_and_sends_nothing_of_the_first(
     open_tablet(other, base_url, session)
     expect(other.locator("html")).to_have_attribute("data-taps-waiting", "0")
     expect(other.locator(".outbox__tap")).to_have_count(0)
-    assert other.evaluate(WAITING_TAPS) == 0  # Anne's taps are gone from this browser
+    # Not sent under Bas's name, nor thrown away without a word: named, with Anne's way on.
+    told = other.locator(".others-taps")
+    expect(told).to_contain_text("Niet verstuurd: 3 tikken van anne wachten nog op deze tablet.")
+    expect(told).to_contain_text("Toep Bas · Weg Cees · Weg Dirk")
+    expect(told.get_by_role("link", name="Inloggen als anne")).to_be_visible()
+    assert other.evaluate(WAITING_TAPS) == 3  # kept for Anne
 
     # Anne's page, still open, tries again: the server refuses her taps from Bas, and the page
-    # drops them and comes back as Bas's.
+    # comes back as Bas's, naming them.
     tablet.unroute("**/gebeurtenis/")
+    expect(tablet.locator(".others-taps")).to_contain_text("3 tikken van anne")
     expect(tablet.locator("html")).to_have_attribute("data-taps-waiting", "0")
-    drained(tablet)
     assert events(session) == []
 
     # Without a connection, Anne's other club's page is not there for Bas.
@@ -217,3 +225,59 @@ def test_another_person_on_the_same_browser_sees_and_sends_nothing_of_the_first(
         other.goto(f"{base_url}/sessies/{elsewhere.pk}/")
     expect(other.locator("#round")).to_have_count(0)
     other.close()
+    context.set_offline(False)
+
+    # Anne logs in again on the tablet, from the notice: her taps go, once, in her name.
+    tablet.locator(".others-taps").get_by_role("link", name="Inloggen als anne").click()
+    log_in(tablet, base_url, "anne")
+    drained(tablet)
+    expect(tablet.locator(".others-taps")).to_have_count(0)
+    assert events(session) == LOGGED
+    entries = session.audit_entries.filter(action="event")
+    assert {entry.user.username for entry in entries} == {"anne"}
+
+
+def test_a_person_switch_after_a_login_ended_names_the_taps_and_the_kept_page_is_gone(
+    tablet,
+    context,
+    base_url,
+    django_user_model,
+    screenshot_dir,
+):
+    """Anne's three taps wait (the first ends round 1) when her login ends; the server's
+    answer means her page is no longer kept for a reload offline. Bas signs in on the tablet:
+    he sees round 1 open, with a notice naming Anne and her taps, and sends none of them."""
+    session = make_table()
+    member(django_user_model, session.club, "anne")
+    member(django_user_model, session.club, "bas")
+    log_in(tablet, base_url, "anne")
+    open_tablet(tablet, base_url, session)
+    context.set_offline(True)
+    for name in ["Laatste slag: Anne", "Toep: Bas", "Weg: Cees"]:
+        tap(tablet, name)
+    context.clear_cookies(name="sessionid")  # the login ends while they wait
+    context.set_offline(False)
+    expect(tablet.locator("#outbox")).to_contain_text("Log opnieuw in om 3 tikken te versturen.")
+    tablet.wait_for_function(
+        """() => { caches.open('lei-tablet-v1').then((c) => c.match(location.pathname))
+          .then((copy) => { window.__stillKept = Boolean(copy); });
+          return window.__stillKept === false; }""",
+        polling=100,
+    )
+    context.set_offline(True)
+    with pytest.raises(Error):
+        tablet.reload()  # nothing of Anne's lei for whoever picks the tablet up offline
+    context.set_offline(False)
+
+    log_in(tablet, base_url, "bas")
+    open_tablet(tablet, base_url, session)
+    expect(tablet.locator("#round-title")).to_have_text("Ronde 1")
+    told = tablet.locator(".others-taps")
+    expect(told).to_contain_text("Niet verstuurd: 3 tikken van anne wachten nog op deze tablet.")
+    expect(told).to_contain_text("Laatste slag Anne · Toep Bas · Weg Cees")
+    tablet.screenshot(path=screenshot_dir / "outbox-another-persons-taps.png")
+    drained(tablet)
+    assert events(session) == []
+    told.get_by_role("button", name="Weggooien").click()  # Bas may throw them away, in words
+    expect(told).to_have_count(0)
+    assert tablet.evaluate(WAITING_TAPS) == 0

@@ -307,3 +307,14 @@ def test_what_the_table_agreed_to_cannot_be_undone_at_the_table(scorer, club, pe
     play_rounds(session, ["Bas"])
     session.refresh_from_db()
     assert (session.status, session.agreement) == ("finished", "open")
+
+
+def test_undo_is_not_offered_once_the_table_agreed(scorer, club, people):
+    """An action that can only be refused is not offered: before akkoord the last trick can be
+    taken back at the table, after it not (the test above: refused)."""
+    session = make_session(club, ["Anne", "Bas"], overrides={"max_points": 2})
+    play_rounds(session, ["Anne", "Anne"])
+    tablet = reverse("tablet", args=[session.pk])
+    assert "Ongedaan maken" in scorer.get(tablet).content.decode()
+    assert "Ongedaan maken" not in agree(scorer, session, **HX).content.decode()
+    assert "Ongedaan maken" not in scorer.get(tablet).content.decode()

@@ -49,16 +49,38 @@ def test_the_scorer_link_lets_a_tablet_without_an_account_score(client, session)
     assert entry.by_scorer_token
 
 
-def test_a_revoked_or_renewed_scorer_link_stops_working(client, session):
+def test_a_revoked_or_renewed_scorer_link_stops_working_and_says_so(client, session):
+    """The tablet that held the link is told in words that it was revoked (410), not sent to
+    a login it cannot give; nothing it sends is stored."""
     old = session.scorer_token
     client.get(reverse("scorer_link", args=[old]))
     seals.session_rotate_token(session=session)
-    assert client.get(reverse("scorer_link", args=[old])).status_code == 404
-    # The tablet's grant was for the old token: logging in (or the new link) is the way out.
+    gone = client.get(reverse("scorer_link", args=[old]))
+    assert gone.status_code == 410
+    assert "Deze schrijverslink is ingetrokken" in gone.content.decode()
     refused = tap(client, session, "win", "Anne", htmx=False)
-    assert (refused.status_code, refused["X-Login-Needed"]) == (403, "1")
+    assert refused.status_code == 410
+    assert "X-Login-Needed" not in refused
+    assert "Deze schrijverslink is ingetrokken" in refused.content.decode()
+    assert session.rounds.count() == 0
     seals.session_revoke_token(session=session)
-    assert client.get(reverse("tablet", args=[session.pk])).status_code == 302
+    page = client.get(reverse("tablet", args=[session.pk]))
+    assert (page.status_code, page["X-Link-Revoked"]) == (410, "1")
+    assert "Inloggen" not in page.content.decode().split("<main", 1)[-1]
+
+
+def test_a_new_scorer_link_works_on_a_tablet_that_held_the_old_one(client, session):
+    client.get(reverse("scorer_link", args=[session.scorer_token]))
+    seals.session_rotate_token(session=session)
+    session.refresh_from_db()
+    client.get(reverse("scorer_link", args=[session.scorer_token]))
+    assert client.get(reverse("tablet", args=[session.pk])).status_code == 200
+
+
+def test_a_revoked_link_never_opened_here_is_404_as_any_unknown_link(client, session):
+    old = session.scorer_token
+    seals.session_revoke_token(session=session)
+    assert client.get(reverse("scorer_link", args=[old])).status_code == 404
 
 
 def test_an_unknown_scorer_link_is_404(client, session):

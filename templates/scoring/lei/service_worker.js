@@ -11,7 +11,8 @@
    in IndexedDB stay, each kept for its person (static/js/lei.js): a sign-out's answer marks
    the person in a cookie (scoring/lei/outbox.py), and the next tablet page drops their taps;
    after a login that only ended, the same person signing in again sends them; another
-   person's page drops them. */
+   person's page names them and never sends them. Once the server says a page's login is
+   gone, static/js/lei.js drops that page's copy here, so it is not shown offline. */
 "use strict";
 
 const COPIES = "lei-tablet-v1";
