@@ -11,7 +11,7 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 from icalendar import Calendar, Event
 
 from scoring import access
@@ -79,7 +79,7 @@ def club_calendar(request: HttpRequest, club: Club) -> Calendar:
     return calendar
 
 
-@require_GET
+@require_safe
 @access.requires(access.published_club)
 def calendar_feed(request: HttpRequest, club: Club) -> HttpResponse:
     with translation.override(club.language):

@@ -17,7 +17,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils.cache import patch_cache_control
 from django.views.decorators.clickjacking import xframe_options_exempt
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from scoring import access, names
 from scoring.days import evening_day
@@ -95,7 +95,7 @@ def _framed(request: HttpRequest, club: Club, template: str, context: dict) -> H
     return response
 
 
-@require_GET
+@require_safe
 @xframe_options_exempt
 @access.requires(access.published_club)
 def embed_standings(request: HttpRequest, club: Club) -> HttpResponse:
@@ -103,7 +103,7 @@ def embed_standings(request: HttpRequest, club: Club) -> HttpResponse:
     return _framed(request, club, "scoring/league/embed.html", {"season": season, "rows": rows})
 
 
-@require_GET
+@require_safe
 @xframe_options_exempt
 @access.requires(access.published_club)
 def embed_evening(request: HttpRequest, club: Club, day: str | None = None) -> HttpResponse:
@@ -123,7 +123,7 @@ def _feed(data: dict[str, Any]) -> JsonResponse:
     return response
 
 
-@require_GET
+@require_safe
 @access.requires(access.published_club)
 def standings_feed(request: HttpRequest, club: Club) -> JsonResponse:
     """``{"club", "season", "standings": [{"place", "shared", "name", "sessions", "points",
@@ -138,7 +138,7 @@ def standings_feed(request: HttpRequest, club: Club) -> JsonResponse:
     )
 
 
-@require_GET
+@require_safe
 @access.requires(access.published_club)
 def evening_feed(request: HttpRequest, club: Club, day: str) -> JsonResponse:
     """``{"club", "date", "tables": [{"table", "finished", "players": [{"place", "name",

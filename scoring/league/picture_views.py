@@ -13,7 +13,7 @@ from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils import formats, translation
 from django.utils.translation import gettext
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from scoring import access, names, picture
 from scoring.access import Viewer
@@ -48,7 +48,7 @@ def game_open_graph(
         return picture.open_graph(request, card, path)
 
 
-@require_GET
+@require_safe
 @access.requires(access.league_viewer)
 def session_picture(request: HttpRequest, viewer: Viewer, session_id: int) -> HttpResponse:
     """Queries: 1. club; 2. session; 3. its results with the players."""
@@ -125,7 +125,7 @@ def evening_open_graph(
         return picture.open_graph(request, card, path)
 
 
-@require_GET
+@require_safe
 @access.requires(access.league_viewer)
 def evening_picture(request: HttpRequest, viewer: Viewer, day: str) -> HttpResponse:
     """Queries: 1. club; 2. the evening's sessions; 3. their results with the players."""

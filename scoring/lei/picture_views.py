@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from django.http import HttpResponse
 from django.utils import translation
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from scoring import access, picture
 from scoring.http import HtmxHttpRequest
 from scoring.lei.cards import session_card
 
 
-@require_GET
+@require_safe
 @access.requires(access.scorer)
 def session_picture(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpResponse:
     session = scorer.session

@@ -12,7 +12,7 @@ from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils import formats, translation
 from django.utils.translation import gettext
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from scoring import access, names, picture
 from scoring.access import Viewer
@@ -66,7 +66,7 @@ def standings_open_graph(
         return picture.open_graph(request, card, path)
 
 
-@require_GET
+@require_safe
 @access.requires(access.league_viewer)
 def standings_picture(request: HttpRequest, viewer: Viewer, pk: int) -> HttpResponse:
     tournament = get_object_or_404(Tournament, club=viewer.club, pk=pk)

@@ -356,7 +356,7 @@ def test_a_correction_saved_after_the_login_ran_out_says_so_and_keeps_the_rows(
     DjangoSession.objects.all().delete()  # the login (here the scorer link's) ran out
     button(tablet, "Ronde opslaan").click()
     notice = tablet.locator("#form-unsent")
-    expect(notice).to_contain_text("Log in of open de scorerlink.")
+    expect(notice).to_contain_text("Log in of open de schrijverslink.")
     expect(notice.locator("a")).to_have_text("Inloggen")
     expect(notice.locator("a")).to_have_attribute(
         "href", re.compile(r"^/inloggen/\?next=/sessies/")

@@ -52,15 +52,16 @@ ALL_403 = (403,) * 9
 ALL_405 = (405,) * 9
 ALL_404 = (404,) * 9
 #                 anon viewer link revoked oscorer scorer admin oadmin root
+# (revoked: a browser that holds a revoked scorer link is told so, 410, on its tablet URLs)
 MEMBERS_ONLY = (404, 404, 404, 404, 404, 200, 200, 404, 200)  # league pages of a private club
 MEMBERS_GO = (404, 404, 404, 404, 404, 302, 302, 404, 302)
-TABLET_GET = (302, 302, 200, 302, 404, 200, 200, 404, 200)
-TABLET_WRITE = (403, 403, 302, 403, 404, 302, 302, 404, 302)
-ROUND_WRITE = (403, 403, 200, 403, 404, 200, 200, 404, 200)  # the refused form, shown again
+TABLET_GET = (302, 302, 200, 410, 404, 200, 200, 404, 200)
+TABLET_WRITE = (403, 403, 302, 410, 404, 302, 302, 404, 302)
+ROUND_WRITE = (403, 403, 200, 410, 404, 200, 200, 404, 200)  # the refused form, shown again
 LOGIN_FIRST = (302, 302, 302, 302, 200, 200, 200, 200, 200)  # session_new: members of a club
 SEARCH_GET = (302, 302, 302, 302, 200, 200, 200, 200, 200)
 SEARCH_POST = (302, 302, 302, 302, 405, 405, 405, 405, 405)
-LINK_CHANGE = (403, 403, 403, 403, 404, 403, 302, 404, 302)
+LINK_CHANGE = (403, 403, 403, 410, 404, 403, 302, 404, 302)
 ADMIN = (302, 302, 302, 302, 302, 302, 200, 200, 200)
 # The toernooi's organiser: an admin of the tournament's club, or a superuser.
 ORGANISER_GET = (302, 302, 302, 302, 404, 404, 200, 404, 200)
@@ -98,7 +99,7 @@ MATRIX: dict[str, dict[str, tuple[int, ...]]] = {
     "session_agree": {"GET": ALL_405, "POST": TABLET_WRITE},  # refused: the game runs
     "session_dispute": {"GET": ALL_405, "POST": TABLET_WRITE},  # refused: no words
     # Links to share; the revoked tablet's world has no valid scorer link at all
-    "scorer_link": {"GET": (302, 302, 302, 404, 302, 302, 302, 302, 302), "POST": ALL_405},
+    "scorer_link": {"GET": (302, 302, 302, 410, 302, 302, 302, 302, 302), "POST": ALL_405},
     "viewer": {"GET": ALL_200, "POST": ALL_403},
     # The pushed parts: off under the test client (WSGI), so a 404; each stream's access is
     # its page's (tests/push/test_push.py)
