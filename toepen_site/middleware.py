@@ -125,6 +125,22 @@ def _nul_refused(request: HttpRequest) -> HttpResponse:
     return HttpResponse(text, status=400, content_type="text/plain; charset=utf-8")
 
 
+class HtmxVaryMiddleware:
+    """``Vary: HX-Request`` on every answer to a GET: one address answers htmx with a part and a
+    plain request with the whole page (the tablet, the viewers, the archive), and a browser's
+    cache keeps one answer an address. Without it, Back then Forward on the tablet showed the
+    round panel the last tap had fetched as if it were the page: bare, unstyled, stale."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if request.method in ("GET", "HEAD"):
+            patch_vary_headers(response, ["HX-Request"])
+        return response
+
+
 class PrivatePagesMiddleware:
     """``Cache-Control: private`` on every answer that looked at who is asking and found a
     member: such a page may show them more than a stranger (full names, their clubs), and a

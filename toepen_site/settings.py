@@ -92,6 +92,8 @@ MIDDLEWARE = [
     "toepen_site.logins.DeviceCookieMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # One address, a part for htmx and the page otherwise: the cache tells them apart.
+    "toepen_site.middleware.HtmxVaryMiddleware",
     # A database connection lost mid-request is a 503 with Retry-After, in the person's
     # language (after LocaleMiddleware), not a 500: toepen_site.middleware.DatabaseGoneMiddleware.
     "toepen_site.middleware.DatabaseGoneMiddleware",

@@ -8,7 +8,7 @@ from django.urls import reverse
 from scoring import access
 from scoring.lei import seals
 from scoring.models import ClubMembership
-from tests.builders import make_club, make_session, tap
+from tests.builders import HX, make_club, make_session, tap
 
 
 def test_anonymous_is_sent_to_login_and_cannot_post(client, session):
@@ -160,3 +160,15 @@ def test_home_offers_club_evenings_and_tournaments_only_to_who_may_organise_them
     html = client.get(reverse("home")).content.decode()
     assert reverse("evening_new") in html
     assert reverse("tournament_list") in html
+
+
+def test_the_tablet_page_and_its_htmx_part_are_cached_apart(scorer, session):
+    """Back then Forward on the tablet showed the round panel a tap had fetched, bare, as the
+    page: the browser keeps one answer per address unless the answer says what it varies by."""
+    url = reverse("tablet", args=[session.pk])
+    page = scorer.get(url)
+    part = scorer.get(url, **HX)
+    assert b"<head" in page.content
+    assert b"<head" not in part.content
+    for answer in (page, part):
+        assert "HX-Request" in answer["Vary"]
