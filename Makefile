@@ -37,7 +37,7 @@ run: $(VENV)/.installed
 
 # The suite on three workers (pytest-xdist) on a two-core machine: a browser test spends much
 # of its time waiting for its page, so a third worker fills the cores (the whole suite on
-# PostgreSQL, 2026-11-29, quiet two-core EPYC: 10 min 18 s on three, 10 min 52 s on two). Each
+# PostgreSQL, 2026-11-29, quiet two-core EPYC: 9 min 37 s on three, 10 min 52 s on two). Each
 # worker runs a Chromium, a gunicorn of two workers and a database of its own in the browser
 # tests. TEST_WORKERS=0 runs in one process.
 TEST_WORKERS ?= 3
