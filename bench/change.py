@@ -23,11 +23,10 @@ import re
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
-from urllib.parse import urlencode, urlparse
+from urllib.parse import urlencode
 
 ROOT = Path.cwd()
 sys.path.insert(0, str(ROOT))
@@ -198,32 +197,17 @@ def worker(url: str, tables_count: int) -> None:
 # --- the parent: both trees, interleaved ------------------------------------------------------
 
 
-def _database(url: str, name: str, *, drop: bool = False) -> str:
-    import psycopg
-
-    admin = urlparse(url)._replace(path="/postgres").geturl()
-    with psycopg.connect(admin, autocommit=True) as connection:
-        connection.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-        if not drop:
-            connection.execute(f"CREATE DATABASE {name}")
-    return urlparse(url)._replace(path=f"/{name}").geturl()
-
-
 def _base_tree(commit: str, into: Path) -> Path:
-    archive = subprocess.run(
-        ["git", "archive", "--format=tar", commit], cwd=ROOT, capture_output=True, check=True
-    ).stdout
-    tree = into / commit
-    tree.mkdir()
-    archive_path = into / "base.tar"
-    archive_path.write_bytes(archive)
-    with tarfile.open(archive_path) as tar:
-        tar.extractall(tree, filter="data")
+    from bench.servers import base_tree  # the parent's tree only: the worker may run in the base
+
+    tree = base_tree(commit, into)
     (tree / "bench" / "change.py").write_text(Path(__file__).read_text())
     return tree
 
 
 def main() -> int:
+    from bench.servers import scratch_database
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--database-url", required=True)
     parser.add_argument("--base-commit", default="71a9134")
@@ -249,7 +233,7 @@ def main() -> int:
                 names[label] = f"bench_change_{os.getpid()}_{n}"
                 workers[label] = subprocess.Popen(
                     [sys.executable, "bench/change.py", "--worker", "--tables", str(args.tables),
-                     "--database-url", _database(args.database_url, names[label])],
+                     "--database-url", scratch_database(args.database_url, names[label])],
                     cwd=tree, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                     env={**os.environ, "PYTHONPATH": str(tree)},
                 )  # fmt: skip
@@ -269,7 +253,7 @@ def main() -> int:
             for label, process in workers.items():
                 process.kill()
                 process.wait()
-                _database(args.database_url, names[label], drop=True)
+                scratch_database(args.database_url, names[label], drop=True)
     today, base = labels
     load = os.getloadavg()[0]
     print(

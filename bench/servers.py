@@ -8,14 +8,17 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import socket
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlparse
 
 ROOT = Path(__file__).resolve().parent.parent
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -231,3 +234,37 @@ def nginx(
         errors = (prefix / "error.log").read_text() if (prefix / "error.log").exists() else ""
         if "[emerg]" in errors or "[alert]" in errors or "[crit]" in errors:
             print(errors[-3000:], file=sys.stderr)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def scratch_database(url: str, name: str, *, drop: bool = False) -> str:
+    """A fresh database ``name`` on the server of ``url`` (dropped first), its URL; with
+    ``drop`` only dropped."""
+    import psycopg
+
+    admin = urlparse(url)._replace(path="/postgres").geturl()
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        if not drop:
+            connection.execute(f"CREATE DATABASE {name}")
+    return urlparse(url)._replace(path=f"/{name}").geturl()
+
+
+def base_tree(commit: str, into: Path) -> Path:
+    """The files of ``commit`` (``git archive``) in ``into/commit``: a tree to measure beside
+    today's in one run."""
+    archive = subprocess.run(
+        ["git", "archive", "--format=tar", commit], cwd=ROOT, capture_output=True, check=True
+    ).stdout
+    tree = into / commit
+    tree.mkdir()
+    archive_path = into / "base.tar"
+    archive_path.write_bytes(archive)
+    with tarfile.open(archive_path) as tar:
+        tar.extractall(tree, filter="data")
+    return tree

@@ -20,22 +20,26 @@ import contextlib
 import json
 import os
 import re
-import socket
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
-from urllib.parse import urlencode, urlparse
+from urllib.parse import urlencode
 
 import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.servers import cpu_seconds, wait_for  # noqa: E402
+from bench.servers import (  # noqa: E402
+    base_tree,
+    cpu_seconds,
+    free_port,
+    scratch_database,
+    wait_for,
+)
 from bench.stream_viewers import raw_stream  # noqa: E402
 
 SETUP = """
@@ -229,23 +233,6 @@ async def run(trees: list[Tree], streams: int, changes: int) -> dict[str, dict[s
     return found
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def _database(url: str, name: str, *, drop: bool = False) -> str:
-    import psycopg
-
-    admin = urlparse(url)._replace(path="/postgres").geturl()
-    with psycopg.connect(admin, autocommit=True) as connection:
-        connection.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-        if not drop:
-            connection.execute(f"CREATE DATABASE {name}")
-    return urlparse(url)._replace(path=f"/{name}").geturl()
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--database-url", required=True)
@@ -257,29 +244,21 @@ def main() -> int:
         ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
     ).stdout.strip()
     with tempfile.TemporaryDirectory(prefix="bench-flood-") as scratch:
-        base = Path(scratch) / args.base_commit
-        base.mkdir()
-        archive = subprocess.run(
-            ["git", "archive", "--format=tar", args.base_commit],
-            cwd=ROOT, capture_output=True, check=True,
-        ).stdout  # fmt: skip
-        (Path(scratch) / "base.tar").write_bytes(archive)
-        with tarfile.open(Path(scratch) / "base.tar") as tar:
-            tar.extractall(base, filter="data")
+        base = base_tree(args.base_commit, Path(scratch))
         trees, names = [], []
         try:
             for n, (label, tree) in enumerate(
                 [(f"today ({head})", ROOT), (args.base_commit, base)]
             ):
                 names.append(f"bench_flood_{os.getpid()}_{n}")
-                url = _database(args.database_url, names[-1])
+                url = scratch_database(args.database_url, names[-1])
                 trees.append(Tree(label, tree, url, free_port()))
             found = asyncio.run(run(trees, args.streams, args.changes))
         finally:
             for tree in trees:
                 tree.stop()
             for name in names:
-                _database(args.database_url, name, drop=True)
+                scratch_database(args.database_url, name, drop=True)
     print(
         f"\n{args.streams} streams on table A (half ?n=…, half made-up cookies), one viewer of "
         f"table B; {args.changes} changes each; medians (load {os.getloadavg()[0]:.1f}):"
