@@ -358,3 +358,26 @@ def nginx_url(live_server, tmp_path_factory) -> Iterator[str]:
     process.wait(timeout=15)
     streams.stop()
     pages.stop()
+
+
+@pytest.fixture
+def strict_screen(browser):
+    """``strict_screen(size, scheme="light", bypass_csp=True)``: a fresh Dutch page of that
+    size; console errors fail the test as in the ``page`` fixture. ``bypass_csp`` lets a test
+    inject axe-core past the Content-Security-Policy (only the test adds a script)."""
+    contexts = []
+
+    def open_page(size: dict[str, int], scheme: str = "light", bypass_csp: bool = True):
+        context = browser.new_context(
+            viewport=size, locale="nl-NL", bypass_csp=bypass_csp, color_scheme=scheme
+        )
+        context.set_default_timeout(10_000)
+        contexts.append((context, console_errors(context)))
+        return context.new_page()
+
+    yield open_page
+    errors = []
+    for context, found in contexts:
+        errors += found
+        context.close()
+    assert not errors, "the browser console showed errors:\n" + "\n".join(errors)

@@ -18,7 +18,7 @@ from django.urls import reverse
 from scoring import access
 from scoring.lei import services
 from scoring.models import Club, Session
-from tests.browser.pages import console_errors, long_names
+from tests.browser.pages import long_names
 from tests.builders import play_rounds
 
 pytestmark = pytest.mark.browser
@@ -84,31 +84,12 @@ def deciding_round(count: int) -> Session:
     return session
 
 
-@pytest.fixture
-def fresh_page(browser):
-    """``fresh_page(size)``: a Dutch page of that size; console errors fail the test."""
-    contexts = []
-
-    def open_page(size: dict[str, int]):
-        context = browser.new_context(viewport=size, locale="nl-NL")
-        context.set_default_timeout(10_000)
-        contexts.append((context, console_errors(context)))
-        return context.new_page()
-
-    yield open_page
-    errors = []
-    for context, found in contexts:
-        errors += found
-        context.close()
-    assert errors == [], "the browser console showed errors:\n" + "\n".join(errors)
-
-
 @pytest.mark.parametrize("count", [4, 5, 6, 8])
 def test_the_tablet_shows_every_name_whole_in_the_deciding_rounds(
-    fresh_page, base_url, screenshot_dir, count
+    strict_screen, base_url, screenshot_dir, count
 ):
     session = deciding_round(count)
-    page = fresh_page(LANDSCAPE)
+    page = strict_screen(LANDSCAPE, bypass_csp=False)
     page.goto(base_url + reverse("scorer_link", args=[session.scorer_token]))
     page.wait_for_selector("#panel")
     page.screenshot(path=screenshot_dir / f"names-tablet-{count}.png", full_page=True)
@@ -122,11 +103,11 @@ def test_the_tablet_shows_every_name_whole_in_the_deciding_rounds(
 
 
 def test_the_phone_shows_every_name_and_badge_of_the_sheet_whole(
-    fresh_page, base_url, screenshot_dir
+    strict_screen, base_url, screenshot_dir
 ):
     count = 8
     session = deciding_round(count)
-    page = fresh_page(PHONE_390)
+    page = strict_screen(PHONE_390, bypass_csp=False)
     viewer = reverse("viewer", args=[access.viewer_token(session.pk)])
     page.goto(base_url + viewer)
     page.screenshot(path=screenshot_dir / f"names-viewer-phone-{count}.png", full_page=True)

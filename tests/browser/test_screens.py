@@ -22,7 +22,7 @@ from scoring import access
 from scoring.days import evening_day
 from scoring.lei import services
 from scoring.models import Club, ClubMembership, Season, Session
-from tests.browser.pages import console_errors, contrast_problems
+from tests.browser.pages import contrast_problems
 from tests.builders import record
 
 pytestmark = pytest.mark.browser
@@ -34,29 +34,6 @@ SIZES = {
     "landscape": {"width": 1024, "height": 768},
     "laptop": {"width": 1280, "height": 800},
 }
-
-
-@pytest.fixture
-def strict_screen(browser, screenshot_dir):
-    """``screen(size, scheme="light")``: a fresh page of that size, Dutch. Its context lets
-    the test inject axe-core past the Content-Security-Policy (only the test adds a script);
-    console errors fail the test as in the ``page`` fixture."""
-    contexts = []
-
-    def open_page(size: dict[str, int], scheme: str = "light"):
-        context = browser.new_context(
-            viewport=size, locale="nl-NL", bypass_csp=True, color_scheme=scheme
-        )
-        context.set_default_timeout(10_000)
-        contexts.append((context, console_errors(context)))
-        return context.new_page()
-
-    yield open_page
-    errors = []
-    for context, found in contexts:
-        errors += found
-        context.close()
-    assert not errors, "the browser console showed errors:\n" + "\n".join(errors)
 
 
 def club_with_season() -> tuple[Club, Season]:
