@@ -206,8 +206,6 @@ def _base_tree(commit: str, into: Path) -> Path:
 
 
 def main() -> int:
-    from bench.servers import scratch_database
-
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--database-url", required=True)
     parser.add_argument("--base-commit", default="71a9134")
@@ -219,6 +217,8 @@ def main() -> int:
     if args.worker:
         worker(args.database_url, args.tables)
         return 0
+    from bench.servers import scratch_database  # the parent's tree only, as _base_tree's
+
     head = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
     ).stdout.strip()
