@@ -67,10 +67,33 @@ def _tables(count: int) -> list[dict]:
     return tables
 
 
-def _drawing(table: dict):
-    """The drawing a push stream makes of the table's part for the public, on either API."""
+def _drawing(table: dict, listening):
+    """What a push stream server spends on the change for the table's public viewers, on
+    either tree: where the tap drew their part (``scoring/push/drawn.py``), hearing it on the
+    ``LISTEN`` connection (``listening``) and handing it on; else drawing it here, as a stream
+    server does (``scoring/push/fragments.py``)."""
     from scoring.push import fragments
 
+    if hasattr(fragments.drawings, "delivered"):
+        from scoring.push import listener
+        from scoring.push.audiences import PUBLIC
+
+        hub = listener.Hub()
+        asked = fragments.Ask(table["viewer"], "nl", PUBLIC, (("HTTP_HOST", "testserver"),))
+
+        def forward():
+            version = str(table["version"])
+            announced = f"lei {table['pk']} {version} "
+            for heard in listening.notifies(timeout=2.0):
+                hub.dispatch(heard.payload)
+                if heard.payload.startswith(announced):
+                    break
+            part = fragments.drawings.delivered(asked, version)
+            if part is None:  # not drawn by the tap: drawn here, as a stream server would
+                part = fragments.draw(asked, version)
+            return part
+
+        return forward
     if hasattr(fragments, "Ask"):
         from scoring.push.audiences import PUBLIC
 
@@ -78,6 +101,16 @@ def _drawing(table: dict):
         return lambda: fragments.draw(asked, str(table["version"]))
     meta = {"HTTP_HOST": "testserver"}
     return lambda: fragments.draw(meta, table["viewer"], "nl", "", str(table["version"]))
+
+
+def _watch(tables: list[dict]) -> None:
+    """Each table's viewer part noted as a stream server notes it (where the tree has notes)."""
+    try:
+        from scoring.push import watch
+    except ImportError:
+        return
+    for table in tables:
+        watch.note(table["pk"], watch.Watched(table["viewer"], "nl", "public"))
 
 
 def worker(url: str, tables_count: int) -> None:
@@ -96,6 +129,9 @@ def worker(url: str, tables_count: int) -> None:
     from scoring.models import Session
 
     tables = _tables(tables_count)
+    _watch(tables)
+    listening = psycopg.connect(url, autocommit=True)
+    listening.execute("LISTEN toepen_push")
     clients = []
     for table in tables:
         client = Client(HTTP_ACCEPT_ENCODING="gzip")
@@ -152,7 +188,7 @@ def worker(url: str, tables_count: int) -> None:
     step = 0
     for _ in range(2 * len(tables)):  # warm: every table tapped and drawn twice
         tap(step % len(tables), step)
-        _drawing(tables[step % len(tables)])()
+        _drawing(tables[step % len(tables)], listening)()
         step += 1
 
     def statements(i: int, step: int) -> list[str]:
@@ -179,7 +215,7 @@ def worker(url: str, tables_count: int) -> None:
             figures["raw"].append(cpu(statements_raw))
             pg_before = backend_cpu()
             spent_tap = cpu(lambda i=i, s=step: tap(i, s))
-            spent_draw = cpu(_drawing(tables[i]))
+            spent_draw = cpu(_drawing(tables[i], listening))
             figures["pg"].append((backend_cpu() - pg_before) * 1000)
             figures["tap"].append(spent_tap)
             figures["draw"].append(spent_draw)
@@ -235,7 +271,8 @@ def main() -> int:
                     [sys.executable, "bench/change.py", "--worker", "--tables", str(args.tables),
                      "--database-url", scratch_database(args.database_url, names[label])],
                     cwd=tree, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                    env={**os.environ, "PYTHONPATH": str(tree)},
+                    # PUSH=on: streams are served beside the app (bench/load.py's stream runs).
+                    env={**os.environ, "PYTHONPATH": str(tree), "PUSH": "on"},
                 )  # fmt: skip
             results: dict[str, list[dict[str, float]]] = {label: [] for label in trees}
             labels = list(trees)

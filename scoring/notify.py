@@ -5,15 +5,25 @@ so a stream is told of committed changes only, in commit order; identical notifi
 transaction are delivered once. The payload is small (``scoring/push/listener.py`` parses it):
 ``lei <session> <version> <club> <transaction>`` for a session,
 ``club - - <club> <transaction>`` for the rest of a club's evening (a toernooi's draw, a new
-game). Without PostgreSQL there is nobody listening and nothing is sent."""
+game). A write that draws its viewers' parts (``scoring/push/drawn.py``) sends each before
+those, as ``part <session> <version> <language> <audience> <path> <html>``, the html
+compressed (zlib, base64): a stream server hands it to its streams as it is. Without
+PostgreSQL there is nobody listening and nothing is sent."""
 
 from __future__ import annotations
+
+import base64
+import zlib
 
 from django.db import connection
 
 CHANNEL = "toepen_push"
 
 _SQL = "SELECT pg_notify(%s, %s || ' ' || txid_current())"
+_PART_SQL = "SELECT pg_notify(%s, %s)"
+# PostgreSQL takes a payload shorter than 8,000 bytes. A 30-round sheet of 8 players is about a
+# third of it compressed; a part that does not fit is not sent, and the streams draw it.
+PAYLOAD_LIMIT = 7999
 
 
 def _send(payload: str) -> None:
@@ -34,3 +44,32 @@ def club_changed(club_id: int) -> None:
     """A change to the club's evening that is no session's: a toernooi's draw, series, clock,
     check-in (``scoring/toernooi/services.py``, ``lock_tournament``)."""
     _send(f"club - - {club_id}")
+
+
+def part_drawn(
+    session_id: int, version: int, language: str, audience: str, path: str, html: str
+) -> bool:
+    """A viewer's part drawn by the write itself, for every stream that shows it; whether it
+    was sent (False: too large to announce, or no PostgreSQL)."""
+    if connection.vendor != "postgresql":
+        return False
+    body = base64.b64encode(zlib.compress(html.encode(), 6)).decode("ascii")
+    payload = f"part {session_id} {version} {language} {audience} {path} {body}"
+    if len(payload) > PAYLOAD_LIMIT:
+        return False
+    with connection.cursor() as cursor:
+        cursor.execute(_PART_SQL, [CHANNEL, payload])
+    return True
+
+
+def parse_part(payload: str) -> tuple[str, str, str, str, str, str] | None:
+    """``part_drawn``'s payload as (session, version, language, audience, path, html); None
+    for anything else."""
+    fields = payload.split(" ")
+    if len(fields) != 7 or fields[0] != "part":
+        return None
+    try:
+        html = zlib.decompress(base64.b64decode(fields[6], validate=True)).decode()
+    except (ValueError, zlib.error):
+        return None
+    return fields[1], fields[2], fields[3], fields[4], fields[5], html

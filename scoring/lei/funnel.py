@@ -33,6 +33,7 @@ from scoring.models import (
     hotsql,
 )
 from scoring.models.lei import SETTLED
+from scoring.push import drawn
 from scoring.ratings.services import ratings_refresh
 from scoring.sessionfile import (
     all_names,
@@ -425,7 +426,11 @@ def session_write(
         locked.version += 1
         locked.updated_at = timezone.now()
         locked.save(update_fields=["status", "agreement", "version", "updated_at", "ended"])
-        # Delivered to the open streams when this transaction commits, never on a rollback.
+        # Delivered to the open streams when this transaction commits, never on a rollback:
+        # first the viewers' parts drawn from this replay (DESIGN decision 14; with new seats
+        # the streams draw them), then the version they are of.
+        if not seats_changed:
+            drawn.draw_watched(locked, seats, data, result)
         notify.session_changed(locked.pk, locked.version, locked.club_id)
         AuditEntry.objects.create(
             session=locked,

@@ -7,13 +7,17 @@ or revoked link answers 410 with a page that says so."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.http import (
     Http404,
     HttpResponse,
     HttpResponseForbidden,
     HttpResponseNotModified,
+    QueryDict,
 )
 from django.shortcuts import render
+from django.template.loader import render_to_string
 from django.utils.cache import patch_vary_headers
 from django.utils.http import parse_etags
 from django.utils.translation import get_language, gettext
@@ -64,15 +68,19 @@ def viewer(request: HtmxHttpRequest, signed: str) -> HttpResponse:
 
 
 def _viewer_lei(session: Session, seats: list, rounds: list, *, full: bool) -> Lei:
-    """The lei as this viewer may see it: for the public, the players who asked for initials
-    (and the sides named after them) renamed in the log before it is replayed, so that no
-    name, total, live line or toepkoning shows them in full."""
-    data = file_from_rows(session, seats, rounds)
+    return viewer_lei(session, seats, file_from_rows(session, seats, rounds), full=full)
+
+
+def viewer_lei(session: Session, seats: list, data: dict, *, full: bool, result: Any = None) -> Lei:
+    """The lei of the log ``data`` as this viewer may see it: for the public, the players who
+    asked for initials (and the sides named after them) renamed in the log before it is
+    replayed, so that no name, total, live line or toepkoning shows them in full. ``result``:
+    the replay of ``data`` as it is, when the caller has it (a write: ``scoring/push/drawn.py``)."""
     if not full:
         renames = public_names((s.player.name, s.player.public_initials) for s in seats)
         if renames:
-            data = public_file(data, renames)
-    return build_lei(session, data)
+            data, result = public_file(data, renames), None
+    return build_lei(session, data, result)
 
 
 def _link_gone(request: HtmxHttpRequest) -> HttpResponse:
@@ -97,16 +105,32 @@ def _viewer_render(
     request: HtmxHttpRequest, session: Session, lei: Lei, tv: bool, base: str
 ) -> HttpResponse:
     """Render the viewer's page, or its part for htmx (the poll and the push stream)."""
+    context = _context(session, lei, tv, base, request.get_full_path())
+    template = "scoring/lei/viewer.html" + ("#live" if request.htmx else "")
+    return render(request, template, context)
+
+
+def _context(session: Session, lei: Lei, tv: bool, base: str, part: str) -> dict[str, Any]:
     # The poll sends If-None-Match itself (static/js/poll.js) with the fragment's ETag.
-    page = request.path + ("?tv=1" if tv else "")
-    context = {
+    page = part.partition("?")[0] + ("?tv=1" if tv else "")
+    return {
         "lei": lei,
         "session": session,
         "tv": tv,
         "live_etag": f'"{base}-live"',
+        "part_url": part,  # what the part's poll asks for: this page as it was asked
         # The pages of a long sheet's folded rounds (``Lei.folded_before``).
         "sheet_url": page,
         "sheet_tot": page + ("&tot=" if tv else "?tot="),
     }
-    template = "scoring/lei/viewer.html" + ("#live" if request.htmx else "")
-    return render(request, template, context)
+
+
+def viewer_part(session: Session, lei: Lei, *, part: str, full: bool) -> str:
+    """The viewer's part (its ``#live``) at ``part`` (its path and query in one spelling,
+    ``scoring/push/audiences.py``), in the active language, as the page's poll gets it: drawn
+    once by the write for every stream that shows it (``scoring/push/drawn.py``). ``lei`` is
+    ``viewer_lei``'s for the audience, its ``until`` set from the part's ``?tot=``."""
+    tv = QueryDict(part.partition("?")[2]).get("tv") == "1"
+    base = f"lei-{session.pk}-{session.version}-{_variant(get_language(), tv, full)}"
+    context = _context(session, lei, tv, base, part)
+    return render_to_string("scoring/lei/viewer.html#live", context)

@@ -31,6 +31,7 @@ from scoring.models.evening import (
 from scoring.models.lei import (
     AuditEntry,
     IdempotencyKey,
+    PushWatch,
     Round,
     RoundScore,
     Seat,
@@ -62,6 +63,7 @@ __all__ = [
     "Game",
     "IdempotencyKey",
     "Player",
+    "PushWatch",
     "RatingSnapshot",
     "RatingState",
     "Round",

@@ -471,3 +471,34 @@ class TapAllowance(models.Model):
 
     def __str__(self) -> str:
         return f"{self.session_id} {self.who}"
+
+
+class PushWatch(models.Model):
+    """A viewer's part that open push streams show (``scoring/push/watch.py``): the write that
+    changes the session draws it once for them all, and the streams only forward the drawing
+    (DESIGN decision 14). Written by the stream servers while such streams are open, read with
+    the write's lock; a row whose ``until`` has passed is nobody's any more."""
+
+    # No foreign key in the database, as TapAllowance: a stream server's upsert must never
+    # wait on the row a tap holds locked. Rows of a deleted game are pruned (``prune_keys``).
+    session = models.ForeignKey(
+        Session,
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        related_name="+",
+        verbose_name=_("session"),
+    )
+    part = models.CharField(max_length=300)  # the part's path in one spelling (push.audiences)
+    language = models.CharField(max_length=16)
+    audience = models.CharField(max_length=16)  # "public" or "full" (push.audiences.Audience)
+    until = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["session", "part", "language", "audience"], name="pushwatch_one_per_part"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.session_id} {self.part} {self.language} {self.audience}"

@@ -94,14 +94,37 @@ def ask(request: HttpRequest, path: str, audience: Audience) -> Ask:
 
 class Drawings:
     """The kept drawings of this process, and the ones under way (a second stream that asks
-    for a part being drawn waits for the same drawing)."""
+    for a part being drawn waits for the same drawing); and the drawings the writes sent
+    (``delivered``: ``scoring/push/drawn.py``), which no stream draws again."""
 
     def __init__(self) -> None:
         self.kept: OrderedDict[tuple[str, ...], asyncio.Future[Part]] = OrderedDict()
         self.newest: dict[tuple[str, ...], str] = {}
         self.drawn_at: dict[tuple[str, ...], float] = {}  # when each kept drawing was done
+        # (path, language, audience) → (version, its part): the newest a write sent of each.
+        self.sent: OrderedDict[tuple[str, str, str], tuple[str, Part]] = OrderedDict()
+
+    def deliver(self, path: str, language: str, audience: str, version: str, html: str) -> None:
+        """A write's drawing of ``path`` at ``version`` for its language and audience (the
+        listener's, as it hears of it: before the version itself)."""
+        which = (path, language, audience)
+        self.sent[which] = (version, Part(200, message(version, html)))
+        self.sent.move_to_end(which)
+        while len(self.sent) > _KEPT:
+            self.sent.popitem(last=False)
+
+    def delivered(self, asked: Ask, version: str) -> Part | None:
+        """The drawing a write sent of the part at ``version`` for the stream's language and
+        audience, if one did. It shows no time, so it is never too old for its version."""
+        found = self.sent.get((asked.path, asked.language, asked.audience.key))
+        if found is None or found[0] != version:
+            return None
+        return found[1]
 
     async def part(self, asked: Ask, version: str) -> Part:
+        sent = self.delivered(asked, version)
+        if sent is not None:
+            return sent
         which = asked.key
         key = (*which, version)
         found = self.kept.get(key)

@@ -1,9 +1,10 @@
 """Each app process's one ``LISTEN`` connection, and its fan-out to the process's open streams.
 
 Started by the first stream (in the server's event loop), it keeps one psycopg async
-connection on ``notify.CHANNEL`` and hands every notification to the queues of the streams
-that follow its topic: ``lei:<session>`` (the session's version) and ``club:<club>`` (a token
-of the change: the session and version, or the transaction of a toernooi's write). When the
+connection on ``notify.CHANNEL``; it keeps the parts the writes drew
+(``fragments.Drawings.deliver``) and hands every other notification to the queues of the
+streams that follow its topic: ``lei:<session>`` (the session's version) and ``club:<club>``
+(a token of the change: the session and version, or the transaction of a toernooi's write). When the
 connection breaks it connects again and tells every stream to look for itself (``RESYNC``):
 what was announced meanwhile is lost, the database is not."""
 
@@ -16,7 +17,8 @@ from dataclasses import dataclass, field
 import psycopg
 from django.conf import settings
 
-from scoring.notify import CHANNEL
+from scoring.notify import CHANNEL, parse_part
+from scoring.push import fragments
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +98,12 @@ class Hub:
         return True
 
     def dispatch(self, payload: str) -> None:
+        if payload.startswith("part "):
+            drawn = parse_part(payload)
+            if drawn is not None:
+                _session, version, language, audience, path, html = drawn
+                fragments.drawings.deliver(path, language, audience, version, html)
+            return
         for topic, version in parse(payload):
             self.latest[topic] = version
             for queue in self.topics.get(topic, ()):

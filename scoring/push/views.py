@@ -24,13 +24,15 @@ import weakref
 from collections.abc import AsyncIterator, Callable
 
 from django.conf import settings
+from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.urls import Resolver404, resolve, reverse
 from django.utils.module_loading import import_string
 from django.views.decorators.http import require_GET
 
+from scoring import access
 from scoring.http import no_compression
-from scoring.push import audiences, fragments, listener, topics
+from scoring.push import audiences, fragments, listener, topics, watch
 from scoring.push.context import push_on
 
 KEEPALIVE = 15.0  # seconds between pings: proxies end quiet connections, the page sees life
@@ -205,6 +207,8 @@ async def _stream(request: HttpRequest, release: Callable[[], None]) -> HttpResp
         if taken is None:
             raise _Refuse(429)
         variant = taken
+        noted = _watched(name, match.kwargs, asked)
+        await _note(noted)
         first = await fragments.drawings.part(asked, current)
         if first.status != 200:
             raise _Refuse(first.status if first.status >= 400 else 403)
@@ -218,7 +222,7 @@ async def _stream(request: HttpRequest, release: Callable[[], None]) -> HttpResp
         raise
     release = _both(release, variant)
     last = request.headers.get("Last-Event-ID") or request.GET.get("last", "")
-    events = _events(asked, topic, queue, hub, current, first, last, release)
+    events = _events(asked, topic, queue, hub, current, first, last, release, noted)
     # What the stream holds is let go when it ends, and also when it never started (its client
     # left between this answer and its first event): then only the collector sees it go.
     weakref.finalize(events, _let_go_later, asyncio.get_running_loop(), hub, topic, queue, release)
@@ -231,6 +235,26 @@ async def _stream(request: HttpRequest, release: Callable[[], None]) -> HttpResp
 class _Refuse(Exception):
     def __init__(self, status: int) -> None:
         self.status = status
+
+
+def _watched(name: str, kwargs: dict, asked: fragments.Ask) -> tuple[int, watch.Watched] | None:
+    """What a viewer's stream notes for the writes to draw (``scoring/push/watch.py``): its
+    session and part; None for every other part, drawn for one person by this server."""
+    if name != "viewer" or asked.audience.key not in ("public", "full"):
+        return None
+    pk, _key = access.viewer_link(kwargs["signed"])
+    return pk, watch.Watched(asked.path, asked.language, asked.audience.key)
+
+
+async def _note(noted: tuple[int, watch.Watched] | None) -> None:
+    """Note the stream's part when it is due; a note that fails is tried again later (the
+    writes meanwhile leave the part to this server to draw)."""
+    if noted is None or not watch.notes.due(*noted):
+        return
+    try:
+        await fragments.run(watch.note, *noted)
+    except DatabaseError:
+        watch.notes.forget(*noted)
 
 
 async def _version(topic: str, hub: listener.Hub) -> str | None:
@@ -277,6 +301,7 @@ async def _events(
     first: fragments.Part,
     last: str,
     release: Callable[[], None],
+    noted: tuple[int, watch.Watched] | None = None,
 ) -> AsyncIterator[bytes]:
     try:
         yield b"retry: 2000\nevent: hello\ndata: \n\n"
@@ -290,6 +315,7 @@ async def _events(
                     version = await queue.get()
             except TimeoutError:
                 yield b"event: ping\ndata: \n\n"
+                await _note(noted)  # noted again while it is open
                 continue
             if version == listener.RESYNC:
                 found = await _version(topic, hub)
@@ -299,6 +325,7 @@ async def _events(
                 version = found
             if not _newer(topic, version, sent):
                 continue
+            await _note(noted)
             part = await fragments.drawings.part(asked, version)
             sent = version
             if part.status != 200:

@@ -17,6 +17,7 @@ from scoring.models import (
     ClubMembership,
     IdempotencyKey,
     Player,
+    PushWatch,
     Round,
     Session,
     SessionResult,
@@ -295,11 +296,20 @@ def test_prune_keys_forgets_old_keys_and_a_late_retry_is_refused_not_doubled(clu
     IdempotencyKey.objects.filter(key="oud").update(
         created_at=timezone.now() - datetime.timedelta(days=3)
     )
+    # A viewer's part that streams showed until a minute ago, and one they show now.
+    now = timezone.now()
+    for part, until in (("/kijk/oud/", -60), ("/kijk/nu/", 60)):
+        PushWatch.objects.create(
+            session=session, part=part, language="nl", audience="public",
+            until=now + datetime.timedelta(seconds=until),
+        )  # fmt: skip
 
     assert run("prune_keys").splitlines() == [
         "1 idempotency keys older than 2 days removed",
         "0 tap counts removed",  # nobody tapped over HTTP here (scoring/lei/taplimit.py)
+        "1 push notes removed",  # scoring/push/watch.py
     ]
+    assert list(PushWatch.objects.values_list("part", flat=True)) == ["/kijk/nu/"]
     assert IdempotencyKey.objects.filter(session=session).count() == 1  # the fold's, of today
     assert not IdempotencyKey.objects.filter(key="oud").exists()
 

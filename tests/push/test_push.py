@@ -278,6 +278,45 @@ def test_a_change_through_one_server_reaches_a_stream_on_the_other(app_servers):
         tab.close()
 
 
+def test_a_change_is_drawn_once_by_its_write_and_each_server_forwards_it(app_servers):
+    """DESIGN decision 14: the tap draws the viewers' parts its streams show, one per audience,
+    and sends them with its announcement; the streams of both servers show that drawing, which
+    is what the page's poll shows."""
+    import psycopg
+
+    from scoring.notify import parse_part
+
+    viewer = f"/kijk/{app_servers.ids['viewer']}/"
+    anonymous = [httpx.Client(base_url=base, timeout=30) for base in app_servers.bases]
+    members = member(app_servers.bases[1])
+    seen = str(version_now(app_servers))
+    streams = [Stream(client, viewer, last=seen) for client in [*anonymous, members]]
+    assert all(stream.response.status_code == 200 for stream in streams)
+    tab, csrf = tablet(app_servers.bases[0], app_servers)
+    with psycopg.connect(app_servers.env["DATABASE_URL"], autocommit=True) as listening:
+        listening.execute("LISTEN toepen_push")
+        version = str(tap(tab, csrf, app_servers))
+        heard = {}
+        for n in listening.notifies(timeout=5):
+            drawn = parse_part(n.payload)
+            if drawn is not None:
+                heard[drawn[3]] = drawn[5]
+            elif n.payload.startswith(f"lei {app_servers.ids['pk']} {version} "):
+                break
+    assert sorted(heard) == ["full", "public"]  # one drawing per audience, for both servers
+    for stream, audience in zip(streams, ["public", "public", "full"], strict=True):
+        [(got, html)] = stream.parts(1)
+        stream.close()
+        assert got == version
+        assert html == heard[audience].rstrip("\n")
+    for client, audience in ((anonymous[0], "public"), (members, "full")):
+        poll = client.get(viewer, headers={"HX-Request": "true"})
+        assert poll.text.strip() == heard[audience].strip()
+        assert ("Geheimnaam" in poll.text) == (audience == "full")
+    for client in (*anonymous, members, tab):
+        client.close()
+
+
 def member(base: str) -> httpx.Client:
     client = httpx.Client(base_url=base, timeout=30)
     page = client.get("/inloggen/")

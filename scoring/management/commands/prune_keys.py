@@ -5,7 +5,8 @@ wifi is recorded once. A key is needed only while its tablet may still retry; ru
 (cron or a systemd timer, next to Django's `clearsessions`). A retry after its key is gone is
 refused as stale, never applied twice (`funnel.prune_idempotency_keys`). The tap limit's
 counts whose burst is whole again go too: they say no more than no count
-(`scoring/lei/taplimit.py`).
+(`scoring/lei/taplimit.py`); and the push streams' notes that nobody renewed
+(`scoring/push/watch.py`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from scoring.lei import funnel, taplimit
+from scoring.push import watch
 
 
 class Command(BaseCommand):
@@ -31,3 +33,4 @@ class Command(BaseCommand):
         removed = funnel.prune_idempotency_keys(older_than=datetime.timedelta(days=days))
         self.stdout.write(f"{removed} idempotency keys older than {days:g} days removed")
         self.stdout.write(f"{taplimit.prune_tap_allowances()} tap counts removed")
+        self.stdout.write(f"{watch.prune()} push notes removed")

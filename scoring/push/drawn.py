@@ -1,0 +1,73 @@
+"""Draw once, send everywhere (DESIGN decision 14): the write that changes a session draws the
+viewers' parts that open streams show (``scoring/push/watch.py``) from the lei it has just
+replayed, and sends each drawing with the change's announcement, in its own transaction
+(``notify.part_drawn``). Every stream server hands it to its streams as it is
+(``scoring/push/listener.py``, ``fragments.Drawings.delivered``): no server draws it again, and
+two servers cost no more than one.
+
+A drawing is the part as its page's poll gets it (``viewer_views.viewer_part``): the same lei
+for the same audience (initials for the public, ``viewer_views.viewer_lei``), the same
+template, in the part's language. What this write does not draw (more parts than
+``watch.DRAWN_PER_CHANGE``, a drawing too large for an announcement, a change of seats) the
+stream servers draw themselves, as they did before; so does every change made elsewhere than
+here (a renewed link, a seal, an organiser's write)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from django.db import connection
+from django.http import Http404, QueryDict
+from django.utils import translation
+
+from scoring import access, notify
+from scoring.lei import viewer_views
+from scoring.lei.tablet import Lei, shown_until
+from scoring.models import Session
+from scoring.push import watch
+from scoring.push.context import pages_push
+
+
+def draw_watched(session: Session, seats: list, data: dict[str, Any], result: Any) -> int:
+    """Draw and announce the session's watched viewers' parts after a write, inside its
+    transaction and before ``notify.session_changed`` (so that a stream server has the
+    drawing when it hears of the version). ``session`` is the locked row as the write leaves
+    it (its new version), ``data`` and ``result`` the log after the write and its replay. The
+    number of parts sent."""
+    if not pages_push() or connection.vendor != "postgresql":
+        return 0
+    with connection.cursor() as cursor:
+        cursor.execute(watch.read_sql(), watch.read_params(session.pk))
+        asked = [watch.Watched(*row) for row in cursor.fetchall()]
+    leis: dict[tuple[bool, str], Lei] = {}
+    sent = 0
+    for part, language, audience in asked:
+        if not _this_session(part, session):
+            continue  # a link renewed or revoked since: its streams are told by their own view
+        full = audience == "full"
+        query = QueryDict(part.partition("?")[2])
+        with translation.override(language):
+            # Built in the part's language (its live line is in words); the one built for the
+            # audience and language serves each of its pages of earlier rounds (``?tot=``).
+            lei = leis.get((full, language))
+            if lei is None:
+                lei = viewer_views.viewer_lei(session, seats, data, full=full, result=result)
+                leis[full, language] = lei
+            until = shown_until(query.get("tot"))
+            if until is not None:
+                lei = dataclasses.replace(lei, until=until)
+            html = viewer_views.viewer_part(session, lei, part=part, full=full)
+        sent += notify.part_drawn(session.pk, session.version, language, audience, part, html)
+    return sent
+
+
+def _this_session(part: str, session: Session) -> bool:
+    """Whether ``part`` is the viewer link of ``session`` as it is now (not renewed, not
+    revoked: then its streams get the 410 of the link's own view)."""
+    signed = part.partition("?")[0].strip("/").rpartition("/")[2]
+    try:
+        pk, key = access.viewer_link(signed)
+    except Http404:
+        return False
+    return pk == session.pk and session.viewer_key is not None and key == session.viewer_key
