@@ -21,6 +21,7 @@ from django.views.decorators.http import require_http_methods
 
 from scoring import access
 from scoring.http import HtmxHttpRequest
+from scoring.lei import jinja
 from scoring.lei.tablet import Lei, build_lei, shown_until
 from scoring.models import Session, hotsql
 from scoring.names import public_names
@@ -61,6 +62,26 @@ def viewer(request: HtmxHttpRequest, signed: str) -> HttpResponse:
     lei = _viewer_lei(session, *hotsql.seats_and_rounds(pk), full=full)
     lei.until = shown_until(request.GET.get("tot")) if query else None
     return _viewer_headers(_viewer_render(request, session, lei, tv, base), etag)
+
+
+def viewer_part_html(session: Session, lei: Lei, *, tv: bool, path: str, full: bool = False) -> str:
+    """The viewer's ``#live`` for ``path`` (the part's own path and query, which its poll asks
+    again), in the active language, without a request: what the page draws in its place, the
+    poll's answer and what a push stream sends. ``lei.until`` is the sheet's page (``?tot=``);
+    ``full``: drawn for the club's members (every name in full)."""
+    base = f"lei-{session.pk}-{session.version}-{_variant(get_language(), tv, full)}"
+    # The pages of a long sheet's folded rounds (``Lei.folded_before``).
+    page = path.partition("?")[0] + ("?tv=1" if tv else "")
+    context = {
+        "lei": lei,
+        "session": session,
+        "path": path,
+        # The poll sends If-None-Match itself (static/js/poll.js) with the fragment's ETag.
+        "live_etag": f'"{base}-live"',
+        "sheet_url": page,
+        "sheet_tot": page + ("&tot=" if tv else "?tot="),
+    }
+    return jinja.render("scoring/lei/viewer_live.html", context)
 
 
 def _viewer_lei(session: Session, seats: list, rounds: list, *, full: bool) -> Lei:

@@ -37,7 +37,7 @@ from django.views.decorators.http import require_POST, require_safe
 from scoring import access, figures, writes
 from scoring.engine import Refusal
 from scoring.http import HtmxHttpRequest, no_compression, not_allowed
-from scoring.lei import funnel, outbox, seals, services
+from scoring.lei import funnel, jinja, outbox, seals, services
 from scoring.lei.forms import (
     EventForm,
     PresenceForm,
@@ -135,6 +135,18 @@ def _live_context(request: HttpRequest, scorer: access.ScorerAccess, lei: Lei) -
             "finish": reverse("session_finish", args=[pk]),
         },
     }
+
+
+def live_html(request: HttpRequest, context: dict[str, Any]) -> str:
+    """The tablet's ``#live`` (templates/jinja2/scoring/lei/live.html): the page draws it in
+    its place, a tap's answer and the page's poll send it alone."""
+    return jinja.render("scoring/lei/live.html", context, request)
+
+
+def round_html(request: HttpRequest, context: dict[str, Any]) -> str:
+    """The round section alone (round.html): the answer to a tap that leaves the sheet as the
+    tablet shows it."""
+    return jinja.render("scoring/lei/round.html", context, request)
 
 
 def _tournament_game(session: Session) -> bool:
