@@ -26,6 +26,7 @@ from typing import Any
 from django.http import HttpRequest
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.safestring import SafeString
 from django.utils.translation import get_language, gettext, override
 from jinja2 import Environment
 from markupsafe import Markup
@@ -61,16 +62,19 @@ def _catalogue(language: str) -> Callable[[str], Markup]:
     return translate
 
 
-def render(name: str, context: dict[str, Any], request: HttpRequest | None = None) -> str:
-    """The part ``name`` in the active language (``request`` for the CSRF input of a form)."""
-    context["_"] = _catalogue(get_language())
-    return render_to_string(name, context, request, using="jinja2")
+def render(name: str, context: dict[str, Any], request: HttpRequest | None = None) -> SafeString:
+    """The part ``name`` in the active language (``request`` for the CSRF input of a form), safe
+    to draw into a page that is a Django template."""
+    context = {**context, "_": _catalogue(get_language())}
+    return SafeString(render_to_string(name, context, request, using="jinja2"))
 
 
-def blocktrans(text: str, **values: Any) -> Markup:
-    """``{% blocktranslate %}``: ``text`` (already translated) with its values escaped in."""
+def blocktrans(text: str, **values: Any) -> SafeString:
+    """``{% blocktranslate %}``: ``text`` (already translated) with its values escaped in. A
+    Django ``SafeString``, as the tag's ``asvar`` is: ``svg.turfjes`` keeps it as it is (it
+    would escape a MarkupSafe ``Markup`` again)."""
     escaped = {k: v if hasattr(v, "__html__") else escape(str(v)) for k, v in values.items()}
-    return Markup(str(text) % escaped)  # noqa: S704 (the values escaped)
+    return SafeString(str(text) % escaped)
 
 
 def turfjes(total: int, label: str, jack_dots: Any = ()) -> Any:

@@ -2,8 +2,8 @@
 panel's players and the words of the round so far, made from a replay of the session's log.
 
 A view-model only: what may happen comes from the engine's ``TableView``, never from rules
-known here, and nothing in it writes. ``templates/scoring/lei/_sheet.html`` and ``_round.html``
-draw it.
+known here, and nothing in it writes. ``templates/jinja2/scoring/lei/_sheet.html`` and
+``_round.html`` draw it.
 """
 
 from __future__ import annotations

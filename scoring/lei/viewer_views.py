@@ -61,7 +61,7 @@ def viewer(request: HtmxHttpRequest, signed: str) -> HttpResponse:
         return _viewer_headers(HttpResponseNotModified(), etag)
     lei = _viewer_lei(session, *hotsql.seats_and_rounds(pk), full=full)
     lei.until = shown_until(request.GET.get("tot")) if query else None
-    return _viewer_headers(_viewer_render(request, session, lei, tv, base), etag)
+    return _viewer_headers(_viewer_render(request, session, lei, tv, full), etag)
 
 
 def viewer_part_html(session: Session, lei: Lei, *, tv: bool, path: str, full: bool = False) -> str:
@@ -115,19 +115,10 @@ def _viewer_headers(response: HttpResponse, etag: str) -> HttpResponse:
 
 
 def _viewer_render(
-    request: HtmxHttpRequest, session: Session, lei: Lei, tv: bool, base: str
+    request: HtmxHttpRequest, session: Session, lei: Lei, tv: bool, full: bool
 ) -> HttpResponse:
-    """Render the viewer's page, or its part for htmx (the poll and the push stream)."""
-    # The poll sends If-None-Match itself (static/js/poll.js) with the fragment's ETag.
-    page = request.path + ("?tv=1" if tv else "")
-    context = {
-        "lei": lei,
-        "session": session,
-        "tv": tv,
-        "live_etag": f'"{base}-live"',
-        # The pages of a long sheet's folded rounds (``Lei.folded_before``).
-        "sheet_url": page,
-        "sheet_tot": page + ("&tot=" if tv else "?tot="),
-    }
-    template = "scoring/lei/viewer.html" + ("#live" if request.htmx else "")
-    return render(request, template, context)
+    """Render the viewer's page, or its part alone for htmx (the poll and the push stream)."""
+    live = viewer_part_html(session, lei, tv=tv, path=request.get_full_path(), full=full)
+    if request.htmx:
+        return HttpResponse(live)
+    return render(request, "scoring/lei/viewer.html", {"session": session, "tv": tv, "live": live})

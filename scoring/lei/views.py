@@ -216,11 +216,11 @@ def answer_write(
     if shown and shown == lei.sheet_key:
         # The tablet shows this very sheet (a knock, a fold, a refusal...): only the round
         # section is drawn and sent, in place of the whole ``#live``.
-        response = render(request, "scoring/lei/tablet.html#round", context)
+        response = HttpResponse(round_html(request, context))
         response["HX-Retarget"] = "#round"
         response["HX-Reswap"] = "outerHTML"
     else:
-        response = render(request, "scoring/lei/tablet.html#live", context)
+        response = HttpResponse(live_html(request, context))
     outcome_word = "stale" if stale else "moved" if moved else "refused" if error else "recorded"
     response["X-Lei-Outcome"] = "conflict" if status == 409 else outcome_word
     response["X-Lei-Version"] = str(session.version)
@@ -353,9 +353,7 @@ def tablet(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpRespons
             return HttpResponseNotModified(headers={"ETag": etag})
         lei = load_lei(scorer.session)
         lei.until = until
-        response = render(
-            request, "scoring/lei/tablet.html#live", _live_context(request, scorer, lei)
-        )
+        response = HttpResponse(live_html(request, _live_context(request, scorer, lei)))
         if until is None:  # a page of earlier rounds is not the lei "as it is now"
             response["ETag"] = etag
         return response
@@ -383,6 +381,7 @@ def _tablet_page(
     context["viewer_path"] = access.session_viewer_path(scorer.session)  # None: turned off
     context["live_etag"] = live_etag(scorer)  # the poll's (#follow) first If-None-Match
     context["chances"] = _win_chances(scorer.session)
+    context["live"] = live_html(request, context)
     return render(request, "scoring/lei/tablet.html", context, status=status)
 
 
