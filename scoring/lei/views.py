@@ -532,7 +532,7 @@ def session_presence(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> H
     )
 
 
-# What the confirm step of "Spel beëindigen" sends (tablet.html#finish): without it, a stray
+# What the confirm step of "Spel beëindigen" sends (_round.html, finish): without it, a stray
 # tap or a form from an old page ends nothing.
 FINISH_CONFIRMED = "ja"
 
