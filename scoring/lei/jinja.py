@@ -3,7 +3,7 @@
 and every viewer's drawing renders them; Jinja2 compiles a template to Python once, where
 Django's engine walks its nodes for every cell of the sheet.
 
-What they draw is what Django's templates drew, byte for byte:
+What they draw is what Django's templates drew, byte for byte but for blank lines:
 
 - ``{{ value }}`` is escaped as Django escapes (``&#x27;``, ``&quot;``: ``finalize``), not as
   MarkupSafe does; what is safe (``SafeString``, ``Markup``, a macro's output) stays as it is.

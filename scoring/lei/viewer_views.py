@@ -34,6 +34,11 @@ def _variant(language: str, tv: bool, full: bool = False) -> str:
     return f"{language}{'-tv' if tv else ''}{'-club' if full else ''}"
 
 
+def _drawing(session: Session, tv: bool, full: bool) -> str:
+    """What a drawing of the sheet is: the session, its version and the variant."""
+    return f"lei-{session.pk}-{session.version}-{_variant(get_language(), tv, full)}"
+
+
 @require_http_methods(["GET", "HEAD", "POST"])
 def viewer(request: HtmxHttpRequest, signed: str) -> HttpResponse:
     """The read-only sheet for phones and the pub TV. Its part comes over the page's push
@@ -53,7 +58,7 @@ def viewer(request: HtmxHttpRequest, signed: str) -> HttpResponse:
         raise Http404("no such session")
     if session.viewer_key != key:
         return _link_gone(request)
-    base = f"lei-{pk}-{session.version}-{_variant(get_language(), tv, full)}"
+    base = _drawing(session, tv, full)
     etag = f'"{base}-{"live" if request.htmx else "page"}"'
     # As Django's ConditionalGetMiddleware compares: weakly (a gzipped answer's ETag is weak).
     asked = parse_etags(request.META.get("HTTP_IF_NONE_MATCH", ""))
@@ -69,7 +74,7 @@ def viewer_part_html(session: Session, lei: Lei, *, tv: bool, path: str, full: b
     again), in the active language, without a request: what the page draws in its place, the
     poll's answer and what a push stream sends. ``lei.until`` is the sheet's page (``?tot=``);
     ``full``: drawn for the club's members (every name in full)."""
-    base = f"lei-{session.pk}-{session.version}-{_variant(get_language(), tv, full)}"
+    base = _drawing(session, tv, full)
     # The pages of a long sheet's folded rounds (``Lei.folded_before``).
     page = path.partition("?")[0] + ("?tv=1" if tv else "")
     context = {
