@@ -145,6 +145,13 @@ TEMPLATES = [
             ],
         },
     },
+    # The lei's hot parts, drawn on every tap and for every viewer (scoring/lei/jinja.py).
+    {
+        "BACKEND": "django.template.backends.jinja2.Jinja2",
+        "DIRS": [BASE_DIR / "templates" / "jinja2"],
+        "APP_DIRS": False,
+        "OPTIONS": {"environment": "scoring.lei.jinja.environment"},
+    },
 ]
 
 WSGI_APPLICATION = "toepen_site.wsgi.application"

@@ -2,8 +2,8 @@
 panel's players and the words of the round so far, made from a replay of the session's log.
 
 A view-model only: what may happen comes from the engine's ``TableView``, never from rules
-known here, and nothing in it writes. ``templates/scoring/lei/_sheet.html`` and ``_round.html``
-draw it.
+known here, and nothing in it writes. ``templates/jinja2/scoring/lei/_sheet.html`` and
+``_round.html`` draw it.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from typing import Any
 
 from django.utils.formats import number_format
 from django.utils.html import format_html_join
-from django.utils.translation import get_language, gettext
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language, gettext, ngettext
 
 from scoring.engine import Refusal, replay
 from scoring.lei.forms import RANK_LABELS, refusal_text
@@ -43,6 +44,14 @@ class Column:
     absent: str = ""
     toepkoning: bool = False
     money: str = ""  # the pot game: the balance in euros
+
+    @property
+    def lives_text(self) -> SafeString:
+        """The lives left in words ("nog 2 levens"), when the game counts lives: a translation
+        with a number in it, safe as ``{% blocktranslate count %}`` drew it."""
+        count = self.lives or 0
+        text = ngettext("nog %(lives)s leven", "nog %(lives)s levens", count)
+        return mark_safe(text % {"lives": count})  # noqa: S308
 
 
 @dataclass

@@ -14,10 +14,8 @@ from django.http import (
     HttpResponse,
     HttpResponseForbidden,
     HttpResponseNotModified,
-    QueryDict,
 )
 from django.shortcuts import render
-from django.template.loader import render_to_string
 from django.utils.cache import patch_vary_headers
 from django.utils.http import parse_etags
 from django.utils.translation import get_language, gettext
@@ -25,6 +23,7 @@ from django.views.decorators.http import require_http_methods
 
 from scoring import access
 from scoring.http import HtmxHttpRequest
+from scoring.lei import jinja
 from scoring.lei.tablet import Lei, build_lei, shown_until
 from scoring.models import Session, hotsql
 from scoring.names import public_names
@@ -35,6 +34,11 @@ def _variant(language: str, tv: bool, full: bool = False) -> str:
     """What a sheet is drawn for besides its version: the language, the TV mode and the
     audience (``-club``: the club's members, who see every name in full)."""
     return f"{language}{'-tv' if tv else ''}{'-club' if full else ''}"
+
+
+def _drawing(session: Session, tv: bool, full: bool) -> str:
+    """What a drawing of the sheet is: the session, its version and the variant."""
+    return f"lei-{session.pk}-{session.version}-{_variant(get_language(), tv, full)}"
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -56,7 +60,7 @@ def viewer(request: HtmxHttpRequest, signed: str) -> HttpResponse:
         raise Http404("no such session")
     if session.viewer_key != key:
         return _link_gone(request)
-    base = f"lei-{pk}-{session.version}-{_variant(get_language(), tv, full)}"
+    base = _drawing(session, tv, full)
     etag = f'"{base}-{"live" if request.htmx else "page"}"'
     # As Django's ConditionalGetMiddleware compares: weakly (a gzipped answer's ETag is weak).
     asked = parse_etags(request.META.get("HTTP_IF_NONE_MATCH", ""))
@@ -64,7 +68,27 @@ def viewer(request: HtmxHttpRequest, signed: str) -> HttpResponse:
         return _viewer_headers(HttpResponseNotModified(), etag)
     lei = _viewer_lei(session, *hotsql.seats_and_rounds(pk), full=full)
     lei.until = shown_until(request.GET.get("tot")) if query else None
-    return _viewer_headers(_viewer_render(request, session, lei, tv, base), etag)
+    return _viewer_headers(_viewer_render(request, session, lei, tv, full), etag)
+
+
+def viewer_part_html(session: Session, lei: Lei, *, tv: bool, path: str, full: bool = False) -> str:
+    """The viewer's ``#live`` for ``path`` (the part's own path and query, which its poll asks
+    again), in the active language, without a request: what the page draws in its place, the
+    poll's answer and what a push stream sends. ``lei.until`` is the sheet's page (``?tot=``);
+    ``full``: drawn for the club's members (every name in full)."""
+    base = _drawing(session, tv, full)
+    # The pages of a long sheet's folded rounds (``Lei.folded_before``).
+    page = path.partition("?")[0] + ("?tv=1" if tv else "")
+    context = {
+        "lei": lei,
+        "session": session,
+        "path": path,
+        # The poll sends If-None-Match itself (static/js/poll.js) with the fragment's ETag.
+        "live_etag": f'"{base}-live"',
+        "sheet_url": page,
+        "sheet_tot": page + ("&tot=" if tv else "?tot="),
+    }
+    return jinja.render("scoring/lei/viewer_live.html", context)
 
 
 def _viewer_lei(session: Session, seats: list, rounds: list, *, full: bool) -> Lei:
@@ -102,35 +126,10 @@ def _viewer_headers(response: HttpResponse, etag: str) -> HttpResponse:
 
 
 def _viewer_render(
-    request: HtmxHttpRequest, session: Session, lei: Lei, tv: bool, base: str
+    request: HtmxHttpRequest, session: Session, lei: Lei, tv: bool, full: bool
 ) -> HttpResponse:
-    """Render the viewer's page, or its part for htmx (the poll and the push stream)."""
-    context = _context(session, lei, tv, base, request.get_full_path())
-    template = "scoring/lei/viewer.html" + ("#live" if request.htmx else "")
-    return render(request, template, context)
-
-
-def _context(session: Session, lei: Lei, tv: bool, base: str, part: str) -> dict[str, Any]:
-    # The poll sends If-None-Match itself (static/js/poll.js) with the fragment's ETag.
-    page = part.partition("?")[0] + ("?tv=1" if tv else "")
-    return {
-        "lei": lei,
-        "session": session,
-        "tv": tv,
-        "live_etag": f'"{base}-live"',
-        "part_url": part,  # what the part's poll asks for: this page as it was asked
-        # The pages of a long sheet's folded rounds (``Lei.folded_before``).
-        "sheet_url": page,
-        "sheet_tot": page + ("&tot=" if tv else "?tot="),
-    }
-
-
-def viewer_part(session: Session, lei: Lei, *, part: str, full: bool) -> str:
-    """The viewer's part (its ``#live``) at ``part`` (its path and query in one spelling,
-    ``scoring/push/audiences.py``), in the active language, as the page's poll gets it: drawn
-    once by the write for every stream that shows it (``scoring/push/drawn.py``). ``lei`` is
-    ``viewer_lei``'s for the audience, its ``until`` set from the part's ``?tot=``."""
-    tv = QueryDict(part.partition("?")[2]).get("tv") == "1"
-    base = f"lei-{session.pk}-{session.version}-{_variant(get_language(), tv, full)}"
-    context = _context(session, lei, tv, base, part)
-    return render_to_string("scoring/lei/viewer.html#live", context)
+    """Render the viewer's page, or its part alone for htmx (the poll and the push stream)."""
+    live = viewer_part_html(session, lei, tv=tv, path=request.get_full_path(), full=full)
+    if request.htmx:
+        return HttpResponse(live)
+    return render(request, "scoring/lei/viewer.html", {"session": session, "tv": tv, "live": live})

@@ -37,7 +37,7 @@ from django.views.decorators.http import require_POST, require_safe
 from scoring import access, figures, writes
 from scoring.engine import Refusal
 from scoring.http import HtmxHttpRequest, no_compression, not_allowed
-from scoring.lei import funnel, outbox, seals, services
+from scoring.lei import funnel, jinja, outbox, seals, services
 from scoring.lei.forms import (
     EventForm,
     PresenceForm,
@@ -137,6 +137,18 @@ def _live_context(request: HttpRequest, scorer: access.ScorerAccess, lei: Lei) -
     }
 
 
+def live_html(request: HttpRequest, context: dict[str, Any]) -> str:
+    """The tablet's ``#live`` (templates/jinja2/scoring/lei/live.html): the page draws it in
+    its place, a tap's answer and the page's poll send it alone."""
+    return jinja.render("scoring/lei/live.html", context, request)
+
+
+def round_html(request: HttpRequest, context: dict[str, Any]) -> str:
+    """The round section alone (round.html): the answer to a tap that leaves the sheet as the
+    tablet shows it."""
+    return jinja.render("scoring/lei/round.html", context, request)
+
+
 def _tournament_game(session: Session) -> bool:
     return TournamentTable.objects.filter(session_id=session.pk).exists()
 
@@ -204,11 +216,11 @@ def answer_write(
     if shown and shown == lei.sheet_key:
         # The tablet shows this very sheet (a knock, a fold, a refusal...): only the round
         # section is drawn and sent, in place of the whole ``#live``.
-        response = render(request, "scoring/lei/tablet.html#round", context)
+        response = HttpResponse(round_html(request, context))
         response["HX-Retarget"] = "#round"
         response["HX-Reswap"] = "outerHTML"
     else:
-        response = render(request, "scoring/lei/tablet.html#live", context)
+        response = HttpResponse(live_html(request, context))
     outcome_word = "stale" if stale else "moved" if moved else "refused" if error else "recorded"
     response["X-Lei-Outcome"] = "conflict" if status == 409 else outcome_word
     response["X-Lei-Version"] = str(session.version)
@@ -341,9 +353,7 @@ def tablet(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> HttpRespons
             return HttpResponseNotModified(headers={"ETag": etag})
         lei = load_lei(scorer.session)
         lei.until = until
-        response = render(
-            request, "scoring/lei/tablet.html#live", _live_context(request, scorer, lei)
-        )
+        response = HttpResponse(live_html(request, _live_context(request, scorer, lei)))
         if until is None:  # a page of earlier rounds is not the lei "as it is now"
             response["ETag"] = etag
         return response
@@ -371,6 +381,7 @@ def _tablet_page(
     context["viewer_path"] = access.session_viewer_path(scorer.session)  # None: turned off
     context["live_etag"] = live_etag(scorer)  # the poll's (#follow) first If-None-Match
     context["chances"] = _win_chances(scorer.session)
+    context["live"] = live_html(request, context)
     return render(request, "scoring/lei/tablet.html", context, status=status)
 
 
@@ -521,7 +532,7 @@ def session_presence(request: HtmxHttpRequest, scorer: access.ScorerAccess) -> H
     )
 
 
-# What the confirm step of "Spel beëindigen" sends (tablet.html#finish): without it, a stray
+# What the confirm step of "Spel beëindigen" sends (_round.html, finish): without it, a stray
 # tap or a form from an old page ends nothing.
 FINISH_CONFIRMED = "ja"
 

@@ -5,7 +5,7 @@ replayed, and sends each drawing with the change's announcement, in its own tran
 (``scoring/push/listener.py``, ``fragments.Drawings.delivered``): no server draws it again, and
 two servers cost no more than one.
 
-A drawing is the part as its page's poll gets it (``viewer_views.viewer_part``): the same lei
+A drawing is the part as its page's poll gets it (``viewer_views.viewer_part_html``): the same lei
 for the same audience (initials for the public, ``viewer_views.viewer_lei``), the same
 template, in the part's language. What this write does not draw (more parts than
 ``watch.DRAWN_PER_CHANGE``, a drawing too large for an announcement, a change of seats) the
@@ -57,7 +57,8 @@ def draw_watched(session: Session, seats: list, data: dict[str, Any], result: An
             until = shown_until(query.get("tot"))
             if until is not None:
                 lei = dataclasses.replace(lei, until=until)
-            html = viewer_views.viewer_part(session, lei, part=part, full=full)
+            tv = query.get("tv") == "1"
+            html = viewer_views.viewer_part_html(session, lei, tv=tv, path=part, full=full)
         sent += notify.part_drawn(session.pk, session.version, language, audience, part, html)
     return sent
 

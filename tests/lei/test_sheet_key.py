@@ -8,8 +8,7 @@ import copy
 import random
 
 import pytest
-from django.template.loader import render_to_string
-from django.test import RequestFactory
+from django.template import engines
 from django.urls import reverse
 from django.utils import translation
 
@@ -33,13 +32,16 @@ def prefixes(data):
             yield {**data, "rounds": copy.deepcopy(rounds)}
 
 
+SHEET = (
+    '{% import "scoring/lei/_sheet.html" as sheet with context %}'
+    "{{ sheet.totals() }}{{ sheet.lei_part(True) }}"
+)
+
+
 def sheet_html(lei: tablet.Lei) -> str:
-    request = RequestFactory().get("/")
-    return render_to_string(
-        "scoring/lei/_sheet.html",
-        {"lei": lei, "session": lei.session, "editable": True},
-        request=request,
-    )
+    """The totals and the sheet as the tablet draws them (templates/jinja2/scoring/lei/)."""
+    template = engines["jinja2"].env.from_string(SHEET)
+    return template.render({"lei": lei, "session": lei.session, "can_score": True})
 
 
 @pytest.mark.parametrize("preset", ["standaard", "kroeg", "pagat", "gezin"])
