@@ -69,7 +69,7 @@ def _tables(count: int) -> list[dict]:
 
 def _drawing(table: dict, listening):
     """What a push stream server spends on the change for the table's public viewers, on
-    either tree: where the tap drew their part (``scoring/push/drawn.py``), hearing it on the
+    either tree: where the tap drew their part (``scoring/lei/drawn.py``), hearing it on the
     ``LISTEN`` connection (``listening``) and handing it on; else drawing it here, as a stream
     server does (``scoring/push/fragments.py``)."""
     from scoring.push import fragments
@@ -106,7 +106,7 @@ def _drawing(table: dict, listening):
 def _watch(tables: list[dict]) -> None:
     """Each table's viewer part noted as a stream server notes it (where the tree has notes)."""
     try:
-        from scoring.push import watch
+        from scoring.lei import watch
     except ImportError:
         return
     for table in tables:

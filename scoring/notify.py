@@ -5,7 +5,7 @@ so a stream is told of committed changes only, in commit order; identical notifi
 transaction are delivered once. The payload is small (``scoring/push/listener.py`` parses it):
 ``lei <session> <version> <club> <transaction>`` for a session,
 ``club - - <club> <transaction>`` for the rest of a club's evening (a toernooi's draw, a new
-game). A write that draws its viewers' parts (``scoring/push/drawn.py``) sends each before
+game). A write that draws its viewers' parts (``scoring/lei/drawn.py``) sends each before
 those, as ``part <session> <version> <language> <audience> <path> <html>``, the html
 compressed (zlib, base64): a stream server hands it to its streams as it is. Without
 PostgreSQL there is nobody listening and nothing is sent."""

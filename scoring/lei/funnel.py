@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from scoring import notify
 from scoring.engine import Refusal, Result, replay
+from scoring.lei import drawn
 from scoring.models import (
     AuditEntry,
     IdempotencyKey,
@@ -33,7 +34,6 @@ from scoring.models import (
     hotsql,
 )
 from scoring.models.lei import SETTLED
-from scoring.push import drawn
 from scoring.ratings.services import ratings_refresh
 from scoring.sessionfile import (
     all_names,

@@ -99,7 +99,7 @@ def viewer_lei(session: Session, seats: list, data: dict, *, full: bool, result:
     """The lei of the log ``data`` as this viewer may see it: for the public, the players who
     asked for initials (and the sides named after them) renamed in the log before it is
     replayed, so that no name, total, live line or toepkoning shows them in full. ``result``:
-    the replay of ``data`` as it is, when the caller has it (a write: ``scoring/push/drawn.py``)."""
+    the replay of ``data`` as it is, when the caller has it (a write: ``scoring/lei/drawn.py``)."""
     if not full:
         renames = public_names((s.player.name, s.player.public_initials) for s in seats)
         if renames:

@@ -474,7 +474,7 @@ class TapAllowance(models.Model):
 
 
 class PushWatch(models.Model):
-    """A viewer's part that open push streams show (``scoring/push/watch.py``): the write that
+    """A viewer's part that open push streams show (``scoring/lei/watch.py``): the write that
     changes the session draws it once for them all, and the streams only forward the drawing
     (DESIGN decision 14). Written by the stream servers while such streams are open, read with
     the write's lock; a row whose ``until`` has passed is nobody's any more."""

@@ -2,9 +2,9 @@
 
 ``notify`` announces a committed change (PostgreSQL ``NOTIFY`` inside the write's transaction),
 ``listener`` is each app process's one ``LISTEN`` connection and its fan-out to the open
-streams, ``drawn`` draws the viewers' parts in the write that changes them and ``watch`` says
-which those are, ``fragments`` draws every other part once per change and audience for all of
-them (and keeps what the writes drew),
+streams (it keeps the viewers' parts that the writes drew: ``scoring/lei/drawn.py``, for the
+parts that ``scoring/lei/watch.py`` notes), ``fragments`` draws every other part once per
+change and audience for all of them,
 ``topics`` says which change a polled page part follows, and ``views`` is the stream itself.
 Without PostgreSQL, or under a WSGI server, push is off and the pages poll (static/js/poll.js).
 """

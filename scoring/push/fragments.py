@@ -95,7 +95,7 @@ def ask(request: HttpRequest, path: str, audience: Audience) -> Ask:
 class Drawings:
     """The kept drawings of this process, and the ones under way (a second stream that asks
     for a part being drawn waits for the same drawing); and the drawings the writes sent
-    (``delivered``: ``scoring/push/drawn.py``), which no stream draws again."""
+    (``delivered``: ``scoring/lei/drawn.py``), which no stream draws again."""
 
     def __init__(self) -> None:
         self.kept: OrderedDict[tuple[str, ...], asyncio.Future[Part]] = OrderedDict()

@@ -32,7 +32,8 @@ from django.views.decorators.http import require_GET
 
 from scoring import access
 from scoring.http import no_compression
-from scoring.push import audiences, fragments, listener, topics, watch
+from scoring.lei import watch
+from scoring.push import audiences, fragments, listener, topics
 from scoring.push.context import push_on
 
 KEEPALIVE = 15.0  # seconds between pings: proxies end quiet connections, the page sees life
@@ -238,7 +239,7 @@ class _Refuse(Exception):
 
 
 def _watched(name: str, kwargs: dict, asked: fragments.Ask) -> tuple[int, watch.Watched] | None:
-    """What a viewer's stream notes for the writes to draw (``scoring/push/watch.py``): its
+    """What a viewer's stream notes for the writes to draw (``scoring/lei/watch.py``): its
     session and part; None for every other part, drawn for one person by this server."""
     if name != "viewer" or asked.audience.key not in ("public", "full"):
         return None

@@ -307,7 +307,7 @@ def test_prune_keys_forgets_old_keys_and_a_late_retry_is_refused_not_doubled(clu
     assert run("prune_keys").splitlines() == [
         "1 idempotency keys older than 2 days removed",
         "0 tap counts removed",  # nobody tapped over HTTP here (scoring/lei/taplimit.py)
-        "1 push notes removed",  # scoring/push/watch.py
+        "1 push notes removed",  # scoring/lei/watch.py
     ]
     assert list(PushWatch.objects.values_list("part", flat=True)) == ["/kijk/nu/"]
     assert IdempotencyKey.objects.filter(session=session).count() == 1  # the fold's, of today

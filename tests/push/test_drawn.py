@@ -1,4 +1,4 @@
-"""Draw once, send everywhere (DESIGN decision 14; scoring/push/drawn.py, watch.py): a write
+"""Draw once, send everywhere (DESIGN decision 14; scoring/lei/drawn.py, watch.py): a write
 draws the viewers' parts that open streams show, each as its page's poll draws it for that
 audience and language, and sends it with its announcement; a stream server forwards it.
 PostgreSQL only: NOTIFY is delivered on commit."""
@@ -15,9 +15,9 @@ from django.test import Client
 from django.utils import timezone
 
 from scoring import access, notify
-from scoring.lei import services
+from scoring.lei import services, watch
 from scoring.models import Player, PushWatch, Session
-from scoring.push import audiences, fragments, listener, watch
+from scoring.push import audiences, fragments, listener
 from tests.push.loop import run_apart
 
 FULL = audiences.Audience("full", "")
@@ -26,7 +26,7 @@ pytestmark = pytest.mark.django_db(transaction=True)  # committed: NOTIFY is sen
 
 
 @pytest.fixture
-def game(club, settings):
+def watched_game(club, settings):
     if connection.vendor != "postgresql":
         pytest.skip("push needs PostgreSQL's NOTIFY")
     settings.PUSH = "on"  # the pages open streams (a stream server of their own)
@@ -78,8 +78,8 @@ def poll(client: Client, part: str, language: str) -> str:
     return answer.content.decode()
 
 
-def test_a_write_draws_each_watched_part_once_as_its_page_draws_it(game, member_client):
-    page = viewer(game)
+def test_a_write_draws_each_watched_part_once_as_its_page_draws_it(watched_game, member_client):
+    page = viewer(watched_game)
     watched = [
         (page, "nl", "public"),
         (page + "?tv=1", "en", "public"),
@@ -87,9 +87,9 @@ def test_a_write_draws_each_watched_part_once_as_its_page_draws_it(game, member_
         (page, "de", "full"),
     ]
     for part, language, audience in watched:
-        watch.note(game.pk, watch.Watched(part, language, audience))
+        watch.note(watched_game.pk, watch.Watched(part, language, audience))
 
-    parts = knock_and_hear(game)
+    parts = knock_and_hear(watched_game)
 
     assert sorted(parts) == sorted(watched)
     for (part, language, audience), html in parts.items():
@@ -99,36 +99,36 @@ def test_a_write_draws_each_watched_part_once_as_its_page_draws_it(game, member_
     assert "Dirk knocks" in parts[page + "?tv=1", "en", "public"]  # its live line, in English
 
 
-def test_a_write_draws_only_the_newest_notes_and_never_an_old_link(game):
+def test_a_write_draws_only_the_newest_notes_and_never_an_old_link(watched_game):
     """At most ``DRAWN_PER_CHANGE`` parts a change (the stream servers draw the rest); a part
     of a link renewed since is left to its own view (a 410)."""
-    page = viewer(game)
-    old_link = f"/kijk/{access.viewer_token(game.pk, 'vernieuwd')}/"
+    page = viewer(watched_game)
+    old_link = f"/kijk/{access.viewer_token(watched_game.pk, 'vernieuwd')}/"
     now = timezone.now()
     noted = [(page + f"?tot={n}", 60 * n) for n in range(1, 6)] + [(old_link, 600)]
     for part, seconds in noted:
         PushWatch.objects.create(
-            session=game, part=part, language="nl", audience="public",
+            session=watched_game, part=part, language="nl", audience="public",
             until=now + datetime.timedelta(seconds=seconds),
         )  # fmt: skip
     PushWatch.objects.create(  # nobody renewed this one
-        session=game, part=page, language="nl", audience="public",
+        session=watched_game, part=page, language="nl", audience="public",
         until=now - datetime.timedelta(seconds=1),
     )  # fmt: skip
 
-    parts = knock_and_hear(game)
+    parts = knock_and_hear(watched_game)
 
     # The four most recent notes: the old link's (not drawn) and ?tot=5, 4 and 3.
     assert sorted(part for part, _, _ in parts) == [page + f"?tot={n}" for n in (3, 4, 5)]
 
 
-def test_a_stream_server_forwards_what_the_write_drew_and_draws_nothing(monkeypatch, game):
+def test_a_stream_server_forwards_what_the_write_drew_and_draws_nothing(monkeypatch, watched_game):
     drawn: list[str] = []
     monkeypatch.setattr(fragments, "draw", lambda asked, version: drawn.append(asked.path))
-    page = viewer(game)
-    watch.note(game.pk, watch.Watched(page, "nl", "public"))
+    page = viewer(watched_game)
+    watch.note(watched_game.pk, watch.Watched(page, "nl", "public"))
     heard: list[str] = []
-    html = knock_and_hear(game, heard)[page, "nl", "public"]
+    html = knock_and_hear(watched_game, heard)[page, "nl", "public"]
     version = heard[-1].split()[2]
 
     hub = listener.Hub()

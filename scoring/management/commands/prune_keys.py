@@ -6,7 +6,7 @@ wifi is recorded once. A key is needed only while its tablet may still retry; ru
 refused as stale, never applied twice (`funnel.prune_idempotency_keys`). The tap limit's
 counts whose burst is whole again go too: they say no more than no count
 (`scoring/lei/taplimit.py`); and the push streams' notes that nobody renewed
-(`scoring/push/watch.py`).
+(`scoring/lei/watch.py`).
 """
 
 from __future__ import annotations
@@ -16,8 +16,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from scoring.lei import funnel, taplimit
-from scoring.push import watch
+from scoring.lei import funnel, taplimit, watch
 
 
 class Command(BaseCommand):

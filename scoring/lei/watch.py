@@ -3,7 +3,7 @@ of them once, for every stream and every stream server (DESIGN decision 14).
 
 A stream server notes a viewer's part (its path in one spelling, the language, the audience:
 ``public`` or ``full``) in ``PushWatch`` when a stream of it opens, for ``WATCH_SECONDS``, and
-notes it again while such a stream stays open. The write (``scoring/push/drawn.py``) reads the
+notes it again while such a stream stays open. The write (``scoring/lei/drawn.py``) reads the
 session's notes with its lock and draws at most ``DRAWN_PER_CHANGE`` of them, the most recently
 noted first; a part it did not draw (one more spelling, a language beyond those, a write that
 draws nothing: a link renewed, a seal) is drawn by the stream servers themselves, as before,

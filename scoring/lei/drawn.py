@@ -1,5 +1,5 @@
 """Draw once, send everywhere (DESIGN decision 14): the write that changes a session draws the
-viewers' parts that open streams show (``scoring/push/watch.py``) from the lei it has just
+viewers' parts that open streams show (``scoring/lei/watch.py``) from the lei it has just
 replayed, and sends each drawing with the change's announcement, in its own transaction
 (``notify.part_drawn``). Every stream server hands it to its streams as it is
 (``scoring/push/listener.py``, ``fragments.Drawings.delivered``): no server draws it again, and
@@ -17,16 +17,15 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from django.conf import settings
 from django.db import connection
 from django.http import Http404, QueryDict
 from django.utils import translation
 
 from scoring import access, notify
-from scoring.lei import viewer_views
+from scoring.lei import viewer_views, watch
 from scoring.lei.tablet import Lei, shown_until
 from scoring.models import Session
-from scoring.push import watch
-from scoring.push.context import pages_push
 
 
 def draw_watched(session: Session, seats: list, data: dict[str, Any], result: Any) -> int:
@@ -35,8 +34,8 @@ def draw_watched(session: Session, seats: list, data: dict[str, Any], result: An
     drawing when it hears of the version). ``session`` is the locked row as the write leaves
     it (its new version), ``data`` and ``result`` the log after the write and its replay. The
     number of parts sent."""
-    if not pages_push() or connection.vendor != "postgresql":
-        return 0
+    if settings.PUSH == "off" or connection.vendor != "postgresql":
+        return 0  # no streams: no notes to read (the notes say which streams are open)
     with connection.cursor() as cursor:
         cursor.execute(watch.read_sql(), watch.read_params(session.pk))
         asked = [watch.Watched(*row) for row in cursor.fetchall()]
