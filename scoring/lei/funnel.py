@@ -312,6 +312,9 @@ class Change:
     reopen: bool = False  # an admin takes back an end by hand: the engine decides again
 
 
+# The session's fields a write changes (``session_write``'s step 3).
+SESSION_STATE = ("status", "agreement", "version", "updated_at", "ended")
+
 # What the table does: refused once the game was ended by hand. A correction (the round editor,
 # the admin) is allowed and keeps the game ended, with its places as they were decided.
 TABLE_ACTIONS = {AuditEntry.Action.EVENT, AuditEntry.Action.PRESENCE, AuditEntry.Action.UNDO}
@@ -424,10 +427,9 @@ def session_write(
             locked.agreement = Session.Agreement.OPEN
         locked.version += 1
         locked.updated_at = timezone.now()
-        locked.save(update_fields=["status", "agreement", "version", "updated_at", "ended"])
         # Delivered to the open streams when this transaction commits, never on a rollback.
         notify.session_changed(locked.pk, locked.version, locked.club_id)
-        AuditEntry.objects.create(
+        audit = AuditEntry(
             session=locked,
             club_id=locked.club_id,
             user=actor.user,
@@ -444,10 +446,13 @@ def session_write(
             data=data,
             before=todo.before,
         )
-        if key:
-            IdempotencyKey.objects.create(
-                session=locked, key=key, response=outcome.as_json(), digest=digest
-            )
+        answered = (
+            [IdempotencyKey(session=locked, key=key, response=outcome.as_json(), digest=digest)]
+            if key
+            else []
+        )
+        # The session's new state, the audit entry and the key's answer: one statement.
+        hotsql.write_tail(locked, SESSION_STATE, audit, *answered)
         if was_over or finished:
             # A game that ends, or changes after it ended, changes the club's ratings.
             ratings_refresh(club_id=locked.club_id, game=locked.pk)
