@@ -425,6 +425,11 @@ def session_write(
             # A game that plays on again (an admin's correction) has no final lei to agree to:
             # the table is asked again once it is over (scoring/lei/akkoord.py).
             locked.agreement = Session.Agreement.OPEN
+        state = SESSION_STATE
+        if action == AuditEntry.Action.CORRECT and todo.round_number is not None:
+            # The sheet marks it "verbeterd" from now on (``Lei.corrected``).
+            locked.corrected_rounds = sorted({*locked.corrected_rounds, todo.round_number})
+            state = (*state, "corrected_rounds")
         locked.version += 1
         locked.updated_at = timezone.now()
         # Delivered to the open streams when this transaction commits, never on a rollback.
@@ -452,7 +457,7 @@ def session_write(
             else []
         )
         # The session's new state, the audit entry and the key's answer: one statement.
-        hotsql.write_tail(locked, SESSION_STATE, audit, *answered)
+        hotsql.write_tail(locked, state, audit, *answered)
         if was_over or finished:
             # A game that ends, or changes after it ended, changes the club's ratings.
             ratings_refresh(club_id=locked.club_id, game=locked.pk)
@@ -468,6 +473,7 @@ def refresh_from(session: Session, fresh: Session) -> None:
         "version",
         "updated_at",
         "ended",
+        "corrected_rounds",
         "scorer_token",
         "viewer_key",
     ):

@@ -85,15 +85,15 @@ def test_an_unchanged_poll_costs_one_query(client, session, django_assert_num_qu
         assert client.get(viewer_url(session), HTTP_IF_NONE_MATCH=etag, **HX).status_code == 304
 
 
-def test_a_changed_poll_costs_four_queries(client, session, django_assert_num_queries):
+def test_a_changed_poll_costs_three_queries(client, session, django_assert_num_queries):
     play_rounds(session, ["Anne", "Bas", "Cees"])
     url = viewer_url(session)
-    # 1. the session with its club, for the ETag; 2. seats with players; 3. the rounds; 4. the
-    # corrected rounds (the audit log), for their "verbeterd". However many rounds were played.
-    with django_assert_num_queries(4):
+    # 1. the session with its club, for the ETag (and its corrected rounds, for their
+    # "verbeterd"); 2. seats with players; 3. the rounds. However many rounds were played.
+    with django_assert_num_queries(3):
         assert client.get(url, **HX).status_code == 200
     play_rounds(session, ["Dirk", "Anne"])
-    with django_assert_num_queries(4):
+    with django_assert_num_queries(3):
         assert client.get(url, **HX).status_code == 200
 
 
@@ -101,11 +101,11 @@ def test_the_tablet_page_query_count(scorer, session, django_assert_num_queries)
     play_rounds(session, ["Anne", "Bas", "Cees"])
     url = reverse("tablet", args=[session.pk])
     # 1. the Django session; 2. the user; 3. the session with its club and whether the user is
-    # a member (and admin) of it; 4. seats with players; 5. rounds; 6. the corrected rounds
-    # (the audit log), for their "verbeterd" on the sheet.
-    with django_assert_num_queries(6):
+    # a member (and admin) of it (its corrected rounds with it, for their "verbeterd" on the
+    # sheet); 4. seats with players; 5. rounds.
+    with django_assert_num_queries(5):
         assert scorer.get(url, **HX).status_code == 200
-    with django_assert_num_queries(6):  # the whole page adds the QR codes, not queries
+    with django_assert_num_queries(5):  # the whole page adds the QR codes, not queries
         assert scorer.get(url).status_code == 200
 
 
@@ -123,10 +123,10 @@ def test_the_event_post_query_count(scorer, session, django_assert_num_queries):
     # ``write_tail``; elsewhere three); 12. release the savepoint. On PostgreSQL also the
     # NOTIFY of the change to the open streams (scoring/notify.py).
     # The answer is drawn from the write's own log and replay; the tablet did not say which
-    # sheet it shows, so the whole sheet is drawn: 13. its corrected rounds (the audit log).
+    # sheet it shows, so the whole sheet is drawn, its corrected rounds read with the lock.
     postgres = connection.vendor == "postgresql"
     # PostgreSQL: the NOTIFY; elsewhere: the tail's two more saves.
-    with django_assert_num_queries(13 + (1 if postgres else 2)):
+    with django_assert_num_queries(12 + (1 if postgres else 2)):
         response = scorer.post(url, data, **HX)
     assert response.status_code == 200
 
