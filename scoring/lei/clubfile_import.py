@@ -164,6 +164,17 @@ def club_import(*, data: Mapping[str, Any], slug: str | None = None) -> Club:
                 )
                 for a in data.get("audit", [])
             )
+            # The rounds the sheets mark "verbeterd" (``Session.corrected_rounds``), as the
+            # audit log has them.
+            corrected: dict[int, set[int]] = {}
+            for a in data.get("audit", []):
+                index, number = a.get("session"), a.get("round_number")
+                if a["action"] == Action.CORRECT and index is not None and number is not None:
+                    corrected.setdefault(index, set()).add(number)
+            for index, numbers in corrected.items():
+                Session.objects.filter(pk=sessions[index].pk).update(
+                    corrected_rounds=sorted(numbers)
+                )
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as error:
         raise ClubImportError(f"not a valid club export: {type(error).__name__} {error}") from None
     except IntegrityError as error:

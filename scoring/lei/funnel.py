@@ -313,6 +313,9 @@ class Change:
     reopen: bool = False  # an admin takes back an end by hand: the engine decides again
 
 
+# The session's fields a write changes (``session_write``'s step 3).
+SESSION_STATE = ("status", "agreement", "version", "updated_at", "ended")
+
 # What the table does: refused once the game was ended by hand. A correction (the round editor,
 # the admin) is allowed and keeps the game ended, with its places as they were decided.
 TABLE_ACTIONS = {AuditEntry.Action.EVENT, AuditEntry.Action.PRESENCE, AuditEntry.Action.UNDO}
@@ -423,16 +426,20 @@ def session_write(
             # A game that plays on again (an admin's correction) has no final lei to agree to:
             # the table is asked again once it is over (scoring/lei/akkoord.py).
             locked.agreement = Session.Agreement.OPEN
+        state = SESSION_STATE
+        if action == AuditEntry.Action.CORRECT and todo.round_number is not None:
+            # The sheet marks it "verbeterd" from now on (``Lei.corrected``).
+            locked.corrected_rounds = sorted({*locked.corrected_rounds, todo.round_number})
+            state = (*state, "corrected_rounds")
         locked.version += 1
         locked.updated_at = timezone.now()
-        locked.save(update_fields=["status", "agreement", "version", "updated_at", "ended"])
         # Delivered to the open streams when this transaction commits, never on a rollback:
         # first the viewers' parts drawn from this replay (DESIGN decision 14; with new seats
         # the streams draw them), then the version they are of.
         if not seats_changed:
             drawn.draw_watched(locked, seats, data, result)
         notify.session_changed(locked.pk, locked.version, locked.club_id)
-        AuditEntry.objects.create(
+        audit = AuditEntry(
             session=locked,
             club_id=locked.club_id,
             user=actor.user,
@@ -449,10 +456,13 @@ def session_write(
             data=data,
             before=todo.before,
         )
-        if key:
-            IdempotencyKey.objects.create(
-                session=locked, key=key, response=outcome.as_json(), digest=digest
-            )
+        answered = (
+            [IdempotencyKey(session=locked, key=key, response=outcome.as_json(), digest=digest)]
+            if key
+            else []
+        )
+        # The session's new state, the audit entry and the key's answer: one statement.
+        hotsql.write_tail(locked, state, audit, *answered)
         if was_over or finished:
             # A game that ends, or changes after it ended, changes the club's ratings.
             ratings_refresh(club_id=locked.club_id, game=locked.pk)
@@ -468,6 +478,7 @@ def refresh_from(session: Session, fresh: Session) -> None:
         "version",
         "updated_at",
         "ended",
+        "corrected_rounds",
         "scorer_token",
         "viewer_key",
     ):

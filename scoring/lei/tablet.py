@@ -22,7 +22,7 @@ from django.utils.translation import get_language, gettext, ngettext
 
 from scoring.engine import Refusal, replay
 from scoring.lei.forms import RANK_LABELS, refusal_text
-from scoring.models import AuditEntry, Game, Session, hotsql
+from scoring.models import Game, Session, hotsql
 from scoring.sessionfile import file_from_rows
 from scoring.svg import tally_from_results
 
@@ -310,16 +310,9 @@ class Lei:
     @cached_property
     def corrected(self) -> frozenset[int]:
         """The numbers of the rounds corrected after the fact, by the round editor or the
-        admin: the audit log has an entry for each (``services.round_replace_events``). Read
-        only when the sheet's rows are drawn, not for a tap that leaves the sheet as it was.
-        A round stays marked once corrected, even when it is undone and played again."""
-        if self.session._state.adding:  # never saved (a lei drawn from a file): no log
-            return frozenset()
-        return frozenset(
-            AuditEntry.objects.filter(
-                session_id=self.session.pk, action=AuditEntry.Action.CORRECT
-            ).values_list("round_number", flat=True)
-        )
+        admin (``Session.corrected_rounds``, kept by ``funnel.session_write``). A round stays
+        marked once corrected, even when it is undone and played again."""
+        return frozenset(self.session.corrected_rounds)
 
     @cached_property
     def player_options(self) -> str:

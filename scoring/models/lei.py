@@ -114,6 +114,12 @@ class Session(models.Model):
         _("akkoord"), max_length=10, choices=Agreement.choices, default=Agreement.OPEN
     )
     dispute_note = models.CharField(_("niet akkoord omdat"), max_length=140, blank=True)
+    # The numbers of the rounds corrected after the fact (the round editor, the admin), in
+    # order; the sheet marks them "verbeterd". Kept with the session, so that a write reads it
+    # with its lock and a drawing with the session: the audit log has an entry for each
+    # (``services.round_replace_events``) and stays the record. A round stays marked once
+    # corrected, even when it is undone and played again.
+    corrected_rounds = models.JSONField(_("verbeterd"), default=list, blank=True, editable=False)
     # Bumped by every write; a client sends the version it saw and a stale one is refused.
     version = models.PositiveIntegerField(_("version"), default=0)
     scorer_token = models.CharField(

@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from scoring.lei import services
 from scoring.models import (
+    AuditEntry,
     ClubMembership,
     IdempotencyKey,
     Round,
@@ -154,8 +155,50 @@ def test_the_scorers_session_comes_with_its_club_and_the_users_membership(
         "stranger": (False, False),
         "nobody": (False, False),
     }
+    assert not any(s.in_tournament for s in found.values())  # no toernooi table's game
     with CaptureQueriesContext(connection) as queries:
         assert values(found["nobody"].club) == values(session.club)
     assert len(queries) == 0  # the club came along
     assert values(found["nobody"]) == values(Session.objects.get(pk=session.pk))
     assert hotsql.scorer_session(987654, None) is None
+
+
+def test_the_tail_stores_what_the_orms_saves_would(session, django_user_model):
+    """``write_tail``: the session's fields, the audit entry and the key as the ORM's saves
+    store them (an empty JSON field is SQL NULL, not JSON null), in one statement on
+    PostgreSQL."""
+    user = django_user_model.objects.create_user("schrijver")
+    with transaction.atomic():
+        locked = hotsql.lock_and_read(session.pk, None)[0]
+        locked.version += 1
+        locked.status = Session.Status.FINISHED
+        locked.updated_at = timezone.now()
+        audit = AuditEntry(
+            session=locked,
+            club_id=locked.club_id,
+            user=user,
+            action=AuditEntry.Action.EVENT,
+            round_number=3,
+            after={"event": {"type": "knock", "player": "Anne"}},
+        )
+        key = IdempotencyKey(session=locked, key="tik-7", response={"version": 9}, digest="e" * 64)
+        with CaptureQueriesContext(connection) as written:
+            hotsql.write_tail(locked, ["status", "version", "updated_at"], audit, key)
+    assert len(written) == (1 if connection.vendor == "postgresql" else 3)
+    fresh = Session.objects.get(pk=session.pk)
+    assert (fresh.version, fresh.status, fresh.updated_at) == (
+        locked.version,
+        Session.Status.FINISHED,
+        locked.updated_at,
+    )
+    entry = AuditEntry.objects.filter(session=session, round_number=3).get()
+    assert (entry.user, entry.action, entry.club_id, entry.at) == (
+        user,
+        AuditEntry.Action.EVENT,
+        session.club_id,
+        audit.at,
+    )
+    assert entry.after == {"event": {"type": "knock", "player": "Anne"}}
+    assert AuditEntry.objects.filter(pk=entry.pk, before__isnull=True).exists()
+    stored = IdempotencyKey.objects.get(session=session, key="tik-7")
+    assert (stored.response, stored.digest) == ({"version": 9}, "e" * 64)

@@ -1,14 +1,20 @@
-"""The lei's sheet as a viewer's part and the tablet draw it: a corrected round drawn again,
-each language its own words, the tablet's rows with their edit links and the viewer's without,
-and no template comment shown as text."""
+"""The lei's sheet as a viewer's part and the tablet draw it: a corrected round drawn again and
+kept marked, each language its own words, the tablet's rows with their edit links and the
+viewer's without, and no template comment shown as text."""
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
+from django.apps import apps
 from django.urls import reverse
 
 from scoring import access
 from scoring.lei import services
+from scoring.lei.clubfile import club_to_file
+from scoring.lei.clubfile_import import club_import
+from scoring.models import Session
 from tests.builders import HX, make_session, record
 
 _links: dict[int, str] = {}
@@ -83,3 +89,42 @@ def test_the_tablet_draws_its_rows_with_their_edit_links(scorer, client, club):
     assert f'href="{reverse("round_edit", args=[other.pk, 1])}"' in tablet
     assert f'href="{edit}"' not in tablet
     assert "sheet__edit" not in viewer_part(client, session)
+
+
+def test_a_corrected_round_stays_marked_with_the_session_through_undo_backup_and_migration(
+    client, club
+):
+    """``Session.corrected_rounds``: kept by the write that corrects, read with the session
+    (no read of the audit log to draw the sheet), still marked when the round is undone and
+    played again, restored from a club's backup and filled from the audit log by migration
+    0024."""
+    session = make_session(club)
+    record(session, "win", "Anne")
+    record(session, "win", "Bas")
+    session.refresh_from_db()
+    outcome = services.round_replace_events(
+        session=session,
+        number=2,
+        events=[{"type": "knock", "player": "Anne"}, {"type": "win", "player": "Cees"}],
+        version=session.version,
+        key="correct-2",
+    )
+    assert session.corrected_rounds == [2]  # the caller's instance follows the write
+    services.session_undo(session=session, version=outcome.version, key="undo-2")
+    record(session, "win", "Dirk")
+    session.refresh_from_db()
+    assert session.corrected_rounds == [2]
+    assert "verbeterd" in viewer_part(client, session)
+
+    data = club_to_file(club)
+    data["club"]["slug"] = "reservekopie"
+    for entry in data["sessions"]:
+        entry["scorer_token"] = None  # the original's links are this database's already
+    copy = club_import(data=data)
+    assert [s.corrected_rounds for s in Session.objects.filter(club=copy)] == [[2]]
+
+    Session.objects.filter(pk=session.pk).update(corrected_rounds=[])
+    migration = importlib.import_module("scoring.migrations.0024_session_corrected_rounds")
+    migration.corrected_from_the_audit_log(apps, None)
+    session.refresh_from_db()
+    assert session.corrected_rounds == [2]

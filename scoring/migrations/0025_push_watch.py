@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('scoring', '0023_club_language_and_embed_origins'),
+        ('scoring', '0024_session_corrected_rounds'),
     ]
 
     operations = [
