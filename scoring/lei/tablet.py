@@ -328,9 +328,10 @@ class Lei:
         without the round being played, the columns (which carry that round's dealer, badges
         and presence), the round number, the state and the language. Two lei with the same
         key draw the same sheet, so a tap that leaves the sheet as the tablet shows it is
-        answered with the round panel alone (``answer_write``). The "verbeterd" marks are not in
-        it: a correction changes the log itself. The pot game's sheet shows the open round's
-        bids: it has no key and is always drawn whole."""
+        answered with the round panel alone (``answer_write``), and a viewer's sheet drawn from
+        the same is drawn once (``viewer_views.viewer_sheet``). The "verbeterd" marks are in
+        it: a round stays marked when it is undone and played again as it was. The pot game's
+        sheet shows the open round's bids: it has no key and is always drawn whole."""
         if self.is_pot:
             return ""
         rounds = self.data["rounds"]
@@ -340,6 +341,7 @@ class Lei:
             "round": self.view.round_number,
             "until": self.until,
             "state": [self.finished, self.locked, self.session.status, self.session.result_closed],
+            "corrected": sorted(self.corrected),
             "language": get_language(),
         }
         text = json.dumps(basis, sort_keys=True, default=str, separators=(",", ":"))

@@ -11,7 +11,7 @@ from django.apps import apps
 from django.urls import reverse
 
 from scoring import access
-from scoring.lei import services
+from scoring.lei import services, viewer_views
 from scoring.lei.clubfile import club_to_file
 from scoring.lei.clubfile_import import club_import
 from scoring.models import Session
@@ -128,3 +128,35 @@ def test_a_corrected_round_stays_marked_with_the_session_through_undo_backup_and
     migration.corrected_from_the_audit_log(apps, None)
     session.refresh_from_db()
     assert session.corrected_rounds == [2]
+
+
+def test_a_viewers_sheet_is_drawn_once_for_the_changes_that_leave_it_as_it_was(client, club):
+    """The viewer's sheet is kept by what it is drawn from (``viewer_views.viewer_sheet``): a
+    knock or a fold draws the live line above it and takes the sheet as it was; a round that
+    ends, a correction and a round undone and played again as it was each draw it anew."""
+    session = make_session(club)
+    record(session, "win", "Anne")
+    record(session, "win", "Bas")
+    viewer_views._SHEETS.clear()
+    first = viewer_part(client, session)
+    record(session, "knock", "Cees")
+    knocked = viewer_part(client, session)
+    assert len(viewer_views._SHEETS) == 1  # the same sheet, under a new live line
+    assert knocked != first
+    assert sheet_of(knocked) == sheet_of(first)
+    record(session, "win", "Cees")
+    ended = viewer_part(client, session)
+    assert len(viewer_views._SHEETS) == 2
+    assert sheet_of(ended) != sheet_of(first)
+    session.refresh_from_db()
+    services.round_replace_events(
+        session=session, number=3, version=session.version, key="same-again",
+        events=[{"type": "knock", "player": "Cees"}, {"type": "win", "player": "Cees"}],
+    )  # fmt: skip: round 3 as it was played, now marked "verbeterd"
+    marked = viewer_part(client, session)
+    assert "badge--fixed" in sheet_of(marked)
+    assert "badge--fixed" not in sheet_of(ended)
+
+
+def sheet_of(part: str) -> str:
+    return part[part.index('id="totals"') :]
