@@ -48,7 +48,7 @@ from scoring.lei.forms import (
 from scoring.lei.tablet import Lei, build_lei, load_lei, shown_until
 from scoring.lei.taplimit import tap_limited
 from scoring.lei.words import service_error_text, undone_text
-from scoring.models import Session
+from scoring.models import Session, TournamentTable
 from scoring.models.lei import SETTLED
 from scoring.ratings.selectors import win_chances
 from scoring.svg import qr_svg
@@ -125,7 +125,7 @@ def _live_context(request: HttpRequest, scorer: access.ScorerAccess, lei: Lei) -
         # the draw.
         "again": lei.finished
         and can_score
-        and not scorer.session.in_tournament  # read with it (access.scorer)
+        and not _tournament_game(scorer.session)
         and scorer.session.agreement != Session.Agreement.OPEN,
         # Each once here: the panel names them in a dozen forms.
         "urls": {
@@ -147,6 +147,10 @@ def round_html(request: HttpRequest, context: dict[str, Any]) -> str:
     """The round section alone (round.html): the answer to a tap that leaves the sheet as the
     tablet shows it."""
     return jinja.render("scoring/lei/round.html", context, request)
+
+
+def _tournament_game(session: Session) -> bool:
+    return TournamentTable.objects.filter(session_id=session.pk).exists()
 
 
 def answer_write(

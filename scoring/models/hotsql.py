@@ -30,7 +30,6 @@ from scoring.models import (
     Seat,
     Session,
     TapAllowance,
-    TournamentTable,
 )
 
 M = TypeVar("M", bound=Model)
@@ -129,10 +128,8 @@ def _scorer_sql() -> str:
         f"SELECT 1 FROM {members} m WHERE m.{_name('club_id')} = s.{_name('club_id')}"  # noqa: S608
         f" AND m.{_name('user_id')} = %s"
     )
-    tables = _name(TournamentTable._meta.db_table)
-    table = f"SELECT 1 FROM {tables} t WHERE t.{_name('session_id')} = s.{_name('id')}"  # noqa: S608
     return (
-        f"SELECT {_columns(Session, 's')}, {_columns(Club, 'c')}, EXISTS({table}),"  # noqa: S608
+        f"SELECT {_columns(Session, 's')}, {_columns(Club, 'c')},"  # noqa: S608
         f" EXISTS({member}), EXISTS({member} AND m.{_name('role')} = %s)"
         f" FROM {_name(Session._meta.db_table)} s"
         f" JOIN {_name(Club._meta.db_table)} c ON c.{_name('id')} = s.{_name('club_id')}"
@@ -141,9 +138,8 @@ def _scorer_sql() -> str:
 
 
 def scorer_session(pk: int, user_id: int | None) -> Session | None:
-    """The session ``pk`` with its club, ``in_tournament``: whether it is a toernooi table's
-    game, and ``is_member`` and ``is_admin``: whether the user ``user_id`` (None: nobody
-    logged in) is a member, an admin, of its club."""
+    """The session ``pk`` with its club, and ``is_member`` and ``is_admin``: whether the user
+    ``user_id`` (None: nobody logged in) is a member, an admin, of its club."""
     row = _one(_scorer_sql(), [user_id, user_id, ClubMembership.Role.ADMIN, pk])
     return None if row is None else _scorer_row(row)
 
@@ -151,8 +147,7 @@ def scorer_session(pk: int, user_id: int | None) -> Session | None:
 def _scorer_row(row: tuple[Any, ...]) -> Session:
     width, db = len(_fields(Session)), _db()
     session = _instance(Session, row[:width], db)
-    session.club = _instance(Club, row[width:-3], db)
-    session.in_tournament = bool(row[-3])
+    session.club = _instance(Club, row[width:-2], db)
     session.is_member, session.is_admin = bool(row[-2]), bool(row[-1])
     return session
 

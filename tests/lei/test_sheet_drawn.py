@@ -150,7 +150,10 @@ def test_a_viewers_sheet_is_drawn_once_for_the_changes_that_leave_it_as_it_was(c
     assert sheet_of(ended) != sheet_of(first)
     session.refresh_from_db()
     services.round_replace_events(
-        session=session, number=3, version=session.version, key="same-again",
+        session=session,
+        number=3,
+        version=session.version,
+        key="same-again",
         events=[{"type": "knock", "player": "Cees"}, {"type": "win", "player": "Cees"}],
     )  # fmt: skip: round 3 as it was played, now marked "verbeterd"
     marked = viewer_part(client, session)
