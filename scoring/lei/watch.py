@@ -36,18 +36,12 @@ class Watched(NamedTuple):
     audience: str
 
 
-def read_sql() -> str:
-    """The statement that reads a session's notes (``scoring/models/hotsql.py`` runs it with
-    the write's lock): the parts noted until later than now, the most recent first."""
-    table = PushWatch._meta.db_table
-    return (
-        f'SELECT "part", "language", "audience" FROM "{table}"'  # noqa: S608
-        ' WHERE "session_id" = %s AND "until" > %s ORDER BY "until" DESC LIMIT %s'
-    )
-
-
-def read_params(session_id: int) -> list[object]:
-    return [session_id, timezone.now(), DRAWN_PER_CHANGE]
+def watched(session_id: int) -> list[Watched]:
+    """The session's parts noted until later than now, the most recently noted first, at most
+    ``DRAWN_PER_CHANGE`` (the write reads them with its lock: ``scoring/lei/drawn.py``)."""
+    rows = PushWatch.objects.filter(session_id=session_id, until__gt=timezone.now())
+    fields = rows.order_by("-until").values_list("part", "language", "audience")
+    return [Watched(*row) for row in fields[:DRAWN_PER_CHANGE]]
 
 
 class Notes:

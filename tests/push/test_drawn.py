@@ -145,3 +145,16 @@ def test_a_stream_server_forwards_what_the_write_drew_and_draws_nothing(monkeypa
     for other in (dataclasses.replace(asked, language="en"), fragments.Ask(page, "nl", FULL, ())):
         assert fragments.drawings.delivered(other, version) is None
     assert fragments.drawings.delivered(asked, str(int(version) - 1)) is None
+
+
+def test_a_drawing_that_fails_costs_the_table_nothing(monkeypatch, watched_game):
+    """The tap is stored and announced; the part is left to the stream servers to draw."""
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a template that breaks")
+
+    monkeypatch.setattr("scoring.lei.viewer_views.viewer_part_html", broken)
+    watch.note(watched_game.pk, watch.Watched(viewer(watched_game), "nl", "public"))
+    before = watched_game.version
+    assert knock_and_hear(watched_game) == {}  # no part sent, the version announced
+    assert Session.objects.get(pk=watched_game.pk).version == before + 1
