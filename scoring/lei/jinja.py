@@ -18,12 +18,14 @@ What they draw is what Django's templates drew, byte for byte but for blank line
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 from functools import cache
 from html import escape
 from typing import Any
 
 from django.http import HttpRequest
+from django.template import engines
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.safestring import SafeString
@@ -86,6 +88,31 @@ def die(stake: int) -> Any:
     return svg.die(stake, label=gettext("Inzet: %(stake)s") % {"stake": stake})
 
 
+# The sheet's played rounds, each as last drawn, by what it is drawn from (``sheet_row``): a
+# round's row stays as it is while the rows above it come and the totals change, so a tap that
+# ends a round draws one row, not the thirty the tablet and each audience's viewers show.
+_ROWS: OrderedDict[tuple[Any, ...], Markup] = OrderedDict()
+_ROWS_KEPT = 20_000  # a Friday night's tables times their rounds and audiences, ~1 KB each
+
+
+def sheet_row(row: Any, edit: int | None, is_pot: bool) -> Markup:
+    """One played round of the sheet (``tablet.HistoryRow``) in the active language: drawn by
+    ``_sheet_row.html``, or as drawn before from the same. ``edit``: the session's id where the
+    round links to its editor; ``is_pot``: the pot game (no stake)."""
+    language = get_language()
+    key = (language, edit, is_pot, row.drawn_from)
+    found = _ROWS.get(key)
+    if found is not None:
+        _ROWS.move_to_end(key)
+        return found
+    template = engines["jinja2"].env.get_template("scoring/lei/_sheet_row.html")
+    context = {"row": row, "edit": edit, "is_pot": is_pot, "_": _catalogue(language)}
+    found = _ROWS[key] = Markup(template.render(context).strip())  # noqa: S704 (autoescaped)
+    while len(_ROWS) > _ROWS_KEPT:
+        _ROWS.popitem(last=False)
+    return found
+
+
 def url(name: str, *args: Any) -> str:
     return reverse(name, args=args)
 
@@ -99,6 +126,7 @@ def environment(**options: Any) -> Environment:
         url=url,
         turfjes=turfjes,
         die=die,
+        sheet_row=sheet_row,
         score_chart=svg.worded_score_chart,
     )
     env.filters["blocktrans"] = blocktrans

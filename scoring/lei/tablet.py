@@ -81,6 +81,15 @@ class HistoryRow:
     cells: list[Cell]
     corrected: bool = False  # edited after the fact (the audit log's corrections)
 
+    @property
+    def drawn_from(self) -> tuple[Any, ...]:
+        """Everything the row's drawing (``_sheet_row.html``) reads of it: two rows with the
+        same draw the same (``jinja.sheet_row`` keeps a drawing by it)."""
+        cells = tuple(
+            (c.points, c.money, c.won, c.jack, c.folded, c.absent, c.out) for c in self.cells
+        )
+        return self.number, self.stake, self.corrected, cells
+
 
 @dataclass
 class FoldedRow:

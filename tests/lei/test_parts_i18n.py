@@ -48,7 +48,11 @@ def catalogue(language: str) -> dict[str, str]:
 
 
 def test_there_are_jinja_templates():
-    assert [p.name for p in TEMPLATES if p.name.startswith("_")] == ["_round.html", "_sheet.html"]
+    assert [p.name for p in TEMPLATES if p.name.startswith("_")] == [
+        "_round.html",
+        "_sheet.html",
+        "_sheet_row.html",
+    ]
 
 
 @pytest.mark.parametrize("path", TEMPLATES, ids=lambda p: p.name)
@@ -65,12 +69,12 @@ def test_every_text_is_found_by_makemessages_and_translated(path):
 
 def test_a_text_of_a_jinja_template_lands_in_the_catalogue():
     """The sheet's "won de laatste slag" is in no Django template: the catalogues have it from
-    the Jinja2 sheet."""
-    sheet = ROOT / "templates" / "jinja2" / "scoring" / "lei" / "_sheet.html"
+    the Jinja2 sheet's row."""
+    sheet = ROOT / "templates" / "jinja2" / "scoring" / "lei" / "_sheet_row.html"
     assert "won de laatste slag" in {text for _, text in translated(sheet)}
     django_templates = [p for p in (ROOT / "templates").rglob("*.html") if "jinja2" not in p.parts]
     assert all("won de laatste slag" not in p.read_text() for p in django_templates)
     for language in ("nl", "en", "de"):
         po = (ROOT / "locale" / language / "LC_MESSAGES" / "django.po").read_text()
         (entry,) = [e for e in po.split("\n\n") if '\nmsgid "won de laatste slag"' in e]
-        assert "#: templates/jinja2/scoring/lei/_sheet.html" in entry
+        assert "#: templates/jinja2/scoring/lei/_sheet_row.html" in entry

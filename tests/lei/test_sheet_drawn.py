@@ -163,3 +163,39 @@ def test_a_viewers_sheet_is_drawn_once_for_the_changes_that_leave_it_as_it_was(c
 
 def sheet_of(part: str) -> str:
     return part[part.index('id="totals"') :]
+
+
+def test_a_rounds_row_is_drawn_once_and_anew_when_anything_it_shows_differs():
+    """``jinja.sheet_row`` keeps a row by what it is drawn from: the same row is the same
+    drawing, as the template draws it; a row that differs in what it shows, its language, its
+    edit link or the game's kind is drawn anew."""
+    from dataclasses import replace
+
+    from django.utils import translation
+
+    from scoring.lei import jinja
+    from scoring.lei.tablet import Cell, HistoryRow
+
+    row = HistoryRow(7, 2, "Anne", False, [Cell(points=2, won=True), Cell(points=0, folded=True)])
+    with translation.override("nl"):
+        drawn = jinja.sheet_row(row, None, False)
+        assert jinja.sheet_row(replace(row, cells=list(row.cells)), None, False) is drawn
+        jinja._ROWS.clear()
+        assert jinja.sheet_row(row, None, False) == drawn  # as drawn without keeping
+        for words in ("won de laatste slag", "weg", "inzet 2"):
+            assert words in drawn
+        others = [
+            jinja.sheet_row(replace(row, corrected=True), None, False),
+            jinja.sheet_row(replace(row, stake=3), None, False),
+            jinja.sheet_row(
+                replace(row, cells=[Cell(points=2, won=True, jack=True), Cell(0)]), None, False
+            ),
+            jinja.sheet_row(row, 41, False),  # the tablet's, with its edit link
+            jinja.sheet_row(row, None, True),  # the pot game: no stake
+        ]
+    with translation.override("en"):
+        others.append(jinja.sheet_row(row, None, False))
+    assert len({drawn, *others}) == 1 + len(others)
+    for words, among in (("verbeterd", 0), ("boer", 2), ("/41/", 3), ("won the last trick", 5)):
+        assert words in others[among]
+    assert "inzet" not in others[4]
