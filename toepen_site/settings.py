@@ -266,6 +266,8 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_HTTPONLY = True
+# Django's database sessions, their read written out once (toepen_site/sessions.py).
+SESSION_ENGINE = "toepen_site.sessions"
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"
 # A form older than the last login says so in the site's words, not Django's bare 403.
