@@ -14,30 +14,36 @@ from __future__ import annotations
 
 import base64
 import zlib
+from collections.abc import Sequence
 
 from django.db import connection
 
 CHANNEL = "toepen_push"
 
-_SQL = "SELECT pg_notify(%s, %s || ' ' || txid_current())"
-_PART_SQL = "SELECT pg_notify(%s, %s)"
+_SQL = "pg_notify(%s, %s || ' ' || txid_current())"
+_PART_SQL = "pg_notify(%s, %s)"
 # PostgreSQL takes a payload shorter than 8,000 bytes. A 30-round sheet of 8 players is about a
 # third of it compressed; a part that does not fit is not sent, and the streams draw it.
 PAYLOAD_LIMIT = 7999
 
 
-def _send(payload: str) -> None:
+def _send(payload: str, parts: Sequence[str] = ()) -> None:
+    """``payload``, after ``parts`` (``part_payload``): one statement, whose notifications
+    PostgreSQL queues in the order they are written."""
     if connection.vendor != "postgresql":
         return
+    calls = [*(_PART_SQL for _ in parts), _SQL]
+    params = [value for part in parts for value in (CHANNEL, part)] + [CHANNEL, payload]
     with connection.cursor() as cursor:
-        cursor.execute(_SQL, [CHANNEL, payload])
+        cursor.execute(f"SELECT {', '.join(calls)}", params)
 
 
-def session_changed(session_id: int, version: int, club_id: int) -> None:
+def session_changed(session_id: int, version: int, club_id: int, parts: Sequence[str] = ()) -> None:
     """A write to the session (``scoring/lei/funnel.py``), its seal or its links
     (``scoring/lei/seals.py``), its start or its end: its viewers, tablets and the club's
-    evening and toernooi pages draw it again."""
-    _send(f"lei {session_id} {version} {club_id}")
+    evening and toernooi pages draw it again. ``parts``: the viewers' parts the write drew
+    (``part_payload``), announced before the version they are of."""
+    _send(f"lei {session_id} {version} {club_id}", parts)
 
 
 def club_changed(club_id: int) -> None:
@@ -46,24 +52,18 @@ def club_changed(club_id: int) -> None:
     _send(f"club - - {club_id}")
 
 
-def part_drawn(
+def part_payload(
     session_id: int, version: int, language: str, audience: str, path: str, html: str
-) -> bool:
-    """A viewer's part drawn by the write itself, for every stream that shows it; whether it
-    was sent (False: too large to announce, or no PostgreSQL)."""
-    if connection.vendor != "postgresql":
-        return False
+) -> str | None:
+    """The announcement of a viewer's part drawn by the write itself, for every stream that
+    shows it (``session_changed`` sends it); None when it is too large to announce."""
     body = base64.b64encode(zlib.compress(html.encode(), 6)).decode("ascii")
     payload = f"part {session_id} {version} {language} {audience} {path} {body}"
-    if len(payload) > PAYLOAD_LIMIT:
-        return False
-    with connection.cursor() as cursor:
-        cursor.execute(_PART_SQL, [CHANNEL, payload])
-    return True
+    return payload if len(payload) <= PAYLOAD_LIMIT else None
 
 
 def parse_part(payload: str) -> tuple[str, str, str, str, str, str] | None:
-    """``part_drawn``'s payload as (session, version, language, audience, path, html); None
+    """``part_payload``'s payload as (session, version, language, audience, path, html); None
     for anything else."""
     fields = payload.split(" ")
     if len(fields) != 7 or fields[0] != "part":

@@ -1,9 +1,10 @@
 """Draw once, send everywhere (DESIGN decision 14): the write that changes a session draws the
 viewers' parts that open streams show (``scoring/lei/watch.py``) from the lei it has just
-replayed, and sends each drawing with the change's announcement, in its own transaction
-(``notify.part_drawn``). Every stream server hands it to its streams as it is
-(``scoring/push/listener.py``, ``fragments.Drawings.delivered``): no server draws it again, and
-two servers cost no more than one.
+replayed, and sends each drawing with the change's announcement, in its own transaction and
+one statement (``notify.session_changed``). Every stream server hands it to its streams as it
+is (``scoring/push/listener.py``, ``fragments.Drawings.delivered``): no server draws it again,
+and two servers cost no more than one. The tap's answer draws the tablet's lei from the lei
+built here.
 
 A drawing is the part as its page's poll gets it (``viewer_views.viewer_part_html``): the same lei
 for the same audience (initials for the public, ``viewer_views.viewer_lei``), the same
@@ -14,13 +15,13 @@ here (a renewed link, a seal, an organiser's write).
 
 Gain (BENCHMARKS.md, "Friday night with push", the same run against 71a9134): the stream
 worker's CPU a seventh of what it was (3 s against 23 s), a change to a viewer in 3 ms instead of
-7-16 s at p95, gunicorn 0.56-0.58 of its CPU per change; a tap pays the notes' read and its
-drawing, about 1.4 ms."""
+7-16 s at p95, gunicorn 0.56-0.58 of its CPU per change; a tap pays its drawing, about 1 ms."""
 
 from __future__ import annotations
 
 import dataclasses
 import logging
+from collections.abc import Iterable
 from typing import Any
 
 from django.conf import settings
@@ -31,35 +32,58 @@ from django.utils import translation
 
 from scoring import access, notify
 from scoring.lei import viewer_views, watch
-from scoring.lei.tablet import Lei, shown_until
+from scoring.lei.tablet import Lei, build_lei, shown_until
 from scoring.models import Session
 
 log = logging.getLogger(__name__)
 
 
-def draw_watched(session: Session, seats: list, data: dict[str, Any], result: Any) -> int:
-    """Draw and announce the session's watched viewers' parts after a write, inside its
-    transaction and before ``notify.session_changed`` (so that a stream server has the
-    drawing when it hears of the version). ``session`` is the locked row as the write leaves
-    it (its new version), ``data`` and ``result`` the log after the write and its replay. The
-    number of parts sent."""
-    if settings.PUSH == "off" or connection.vendor != "postgresql":
-        return 0  # no streams: no notes to read (the notes say which streams are open)
-    asked = watch.watched(session.pk)
-    leis: dict[tuple[bool, str], Lei] = {}
-    sent = 0
+@dataclasses.dataclass
+class Drawn:
+    """What a write drew: its announcements (``notify.part_payload``) and the leis built."""
+
+    parts: list[str] = dataclasses.field(default_factory=list)
+    # The leis built with every name in full, by language: the tap's answer draws the tablet's
+    # lei from the one in its language (``views.answer_write``) instead of building it again.
+    # The public's lei is that very lei when nobody at the table asked for initials.
+    leis: dict[str, Lei] = dataclasses.field(default_factory=dict)
+
+
+def draw_watched(
+    session: Session,
+    seats: list,
+    data: dict[str, Any],
+    result: Any,
+    asked: Iterable[tuple[str, str, str]],
+) -> Drawn:
+    """Draw the viewers' parts ``asked`` (the session's notes, read with its lock:
+    ``hotsql.lock_and_read``) after a write, inside its transaction; the write announces them
+    with its version (``notify.session_changed``), so that a stream server has the drawing when
+    it hears of the version. ``session`` is the locked row as the write leaves it (its new
+    version), ``data`` and ``result`` the log after the write and its replay."""
+    drawn = Drawn()
+    built = drawn.leis
+    public: dict[str, Lei] = {}
+    renames: dict[str, str] | None = None
     for part, language, audience in asked:
         if not _this_session(part, session):
             continue  # a link renewed or revoked since: its streams are told by their own view
         full = audience == "full"
+        if not full and renames is None:
+            renames = viewer_views.public_renames(seats)
         query = QueryDict(part.partition("?")[2])
         with translation.override(language):
             # Built in the part's language (its live line is in words); the one built for the
             # audience and language serves each of its pages of earlier rounds (``?tot=``).
-            lei = leis.get((full, language))
-            if lei is None:
-                lei = viewer_views.viewer_lei(session, seats, data, full=full, result=result)
-                leis[full, language] = lei
+            if full or not renames:
+                lei = built.get(language)
+                if lei is None:
+                    lei = built[language] = build_lei(session, data, result)
+            else:
+                lei = public.get(language)
+                if lei is None:
+                    lei = viewer_views.viewer_lei(session, seats, data, full=False)
+                    public[language] = lei
             until = shown_until(query.get("tot"))
             if until is not None:
                 lei = dataclasses.replace(lei, until=until)
@@ -69,8 +93,18 @@ def draw_watched(session: Session, seats: list, data: dict[str, Any], result: An
             except Exception:  # a viewer's drawing never costs the table its tap
                 log.exception("push: drawing %s failed; the stream servers draw it", part)
                 continue
-        sent += notify.part_drawn(session.pk, session.version, language, audience, part, html)
-    return sent
+        payload = notify.part_payload(session.pk, session.version, language, audience, part, html)
+        if payload is not None:  # else too large to announce: the streams draw it
+            drawn.parts.append(payload)
+    return drawn
+
+
+def notes_read() -> int:
+    """How many of the session's notes a write reads with its lock: none without streams (the
+    notes say which streams are open)."""
+    if settings.PUSH == "off" or connection.vendor != "postgresql":
+        return 0
+    return watch.DRAWN_PER_CHANGE
 
 
 def _this_session(part: str, session: Session) -> bool:

@@ -190,6 +190,9 @@ class RecordOutcome:
     # What this write took back or replaced (``Change.before``; None when ``replayed``): an
     # undo's answer says it in words without reading the log before the write.
     before: Any = field(default=None, repr=False)
+    # The leis the write drew its viewers' parts from, names in full, by language
+    # (``drawn.draw_watched``): the answer's, when one is in the tablet's language.
+    leis: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def as_json(self) -> dict[str, Any]:
         return {"version": self.version, "round_number": self.round_number}
@@ -344,7 +347,9 @@ def session_write(
         # concurrently, and the log: seats with their players, rounds marked by whether they
         # have been scored. Written out in scoring/models/hotsql.py: every tap runs them.
         try:
-            locked, stored, seats, rounds = hotsql.lock_and_read(session.pk, key)
+            locked, stored, seats, rounds, notes = hotsql.lock_and_read(
+                session.pk, key, notes=drawn.notes_read()
+            )
         except Session.DoesNotExist:  # thrown away while this write waited for the lock
             raise SessionGone() from None
         if stored is not None:
@@ -396,6 +401,7 @@ def session_write(
         changed = [r for r in rounds if r.number >= first]
         had_scores = any(r.scored for r in changed)
         scored_now = {rr.number for rr in result.rounds if rr.number >= first}
+        saved: list[tuple[Round, list[str]]] = []
         for number, round_data in enumerate(todo.rounds, start=1):
             if number < first:
                 continue
@@ -406,7 +412,7 @@ def session_write(
             elif any(getattr(existing, k) != v for k, v in fields.items()):
                 for k, v in fields.items():
                     setattr(existing, k, v)
-                existing.save(update_fields=list(fields))
+                saved.append((existing, list(fields)))  # stored with the tail, below
         if any(r.number > len(todo.rounds) for r in rounds):
             # Their scores go with them (the foreign key's cascade).
             Round.objects.filter(session=locked, number__gt=len(todo.rounds)).delete()
@@ -436,9 +442,12 @@ def session_write(
         # Delivered to the open streams when this transaction commits, never on a rollback:
         # first the viewers' parts drawn from this replay (DESIGN decision 14; with new seats
         # the streams draw them), then the version they are of.
-        if not seats_changed:
-            drawn.draw_watched(locked, seats, data, result)
-        notify.session_changed(locked.pk, locked.version, locked.club_id)
+        drawing = (
+            drawn.Drawn()
+            if seats_changed
+            else drawn.draw_watched(locked, seats, data, result, notes)
+        )
+        notify.session_changed(locked.pk, locked.version, locked.club_id, drawing.parts)
         audit = AuditEntry(
             session=locked,
             club_id=locked.club_id,
@@ -455,14 +464,16 @@ def session_write(
             result=result,
             data=data,
             before=todo.before,
+            leis=drawing.leis,
         )
         answered = (
             [IdempotencyKey(session=locked, key=key, response=outcome.as_json(), digest=digest)]
             if key
             else []
         )
-        # The session's new state, the audit entry and the key's answer: one statement.
-        hotsql.write_tail(locked, state, audit, *answered)
+        # The session's new state, the rounds changed in place, the audit entry and the key's
+        # answer: one statement.
+        hotsql.write_tail(locked, state, audit, *answered, saved=saved)
         if was_over or finished:
             # A game that ends, or changes after it ended, changes the club's ratings.
             ratings_refresh(club_id=locked.club_id, game=locked.pk)

@@ -127,10 +127,15 @@ def viewer_lei(session: Session, seats: list, data: dict, *, full: bool, result:
     replayed, so that no name, total, live line or toepkoning shows them in full. ``result``:
     the replay of ``data`` as it is, when the caller has it (a write: ``scoring/lei/drawn.py``)."""
     if not full:
-        renames = public_names((s.player.name, s.player.public_initials) for s in seats)
+        renames = public_renames(seats)
         if renames:
             data, result = public_file(data, renames), None
     return build_lei(session, data, result)
+
+
+def public_renames(seats: list) -> dict[str, str]:
+    """The public names of the players at ``seats`` who asked for initials (``public_names``)."""
+    return public_names((s.player.name, s.player.public_initials) for s in seats)
 
 
 def _link_gone(request: HtmxHttpRequest) -> HttpResponse:

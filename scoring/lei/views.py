@@ -207,7 +207,7 @@ def answer_write(
         except Session.DoesNotExist:  # thrown away since the write was refused
             return answer_gone(request)
     if outcome is not None and outcome.data is not None and not (stale or error):
-        lei = build_lei(session, outcome.data, outcome.result)
+        lei = outcome.leis.get(get_language()) or build_lei(session, outcome.data, outcome.result)
     else:
         lei = load_lei(session)
     context = _live_context(request, scorer, lei)

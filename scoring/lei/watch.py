@@ -4,11 +4,11 @@ of them once, for every stream and every stream server (DESIGN decision 14).
 A stream server notes a viewer's part (its path in one spelling, the language, the audience:
 ``public`` or ``full``) in ``PushWatch`` when a stream of it opens, for ``WATCH_SECONDS``, and
 notes it again while such a stream stays open. The write (``scoring/lei/drawn.py``) reads the
-session's notes with its lock and draws at most ``DRAWN_PER_CHANGE`` of them, the most recently
-noted first; a part it did not draw (one more spelling, a language beyond those, a write that
-draws nothing: a link renewed, a seal) is drawn by the stream servers themselves, as before,
-once per server (``scoring/push/fragments.py``). So a note that is missing or late costs CPU,
-never a change: the streams draw what they do not get.
+session's notes with its lock (``hotsql.lock_and_read``) and draws at most ``DRAWN_PER_CHANGE``
+of them, the most recently noted first; a part it did not draw (one more spelling, a language
+beyond those, a write that draws nothing: a link renewed, a seal) is drawn by the stream servers
+themselves, as before, once per server (``scoring/push/fragments.py``). So a note that is
+missing or late costs CPU, never a change: the streams draw what they do not get.
 
 The tablet's and the organiser's parts are not noted: each is drawn for its one person (their
 forms carry that person's tokens), by the stream server, as before."""
@@ -34,14 +34,6 @@ class Watched(NamedTuple):
     part: str
     language: str
     audience: str
-
-
-def watched(session_id: int) -> list[Watched]:
-    """The session's parts noted until later than now, the most recently noted first, at most
-    ``DRAWN_PER_CHANGE`` (the write reads them with its lock: ``scoring/lei/drawn.py``)."""
-    rows = PushWatch.objects.filter(session_id=session_id, until__gt=timezone.now())
-    fields = rows.order_by("-until").values_list("part", "language", "audience")
-    return [Watched(*row) for row in fields[:DRAWN_PER_CHANGE]]
 
 
 class Notes:

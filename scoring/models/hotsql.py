@@ -19,12 +19,14 @@ from typing import Any, NamedTuple, TypeVar
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections
 from django.db.models import Model, signals
 from django.db.models.base import ModelState
+from django.utils import timezone
 
 from scoring.models import (
     Club,
     ClubMembership,
     IdempotencyKey,
     Player,
+    PushWatch,
     Round,
     RoundScore,
     Seat,
@@ -236,13 +238,31 @@ def _rounds(rows: list[tuple[Any, ...]]) -> list[Round]:
     return out
 
 
-def lock_and_read(
-    pk: int, key: str | None
-) -> tuple[Session, Stored | None, list[Seat], list[Round]]:
+@cache
+def _notes_sql() -> str:
+    return (
+        f"SELECT {_name('part')}, {_name('language')}, {_name('audience')}"  # noqa: S608
+        f" FROM {_name(PushWatch._meta.db_table)} WHERE {_name('session_id')} = %s"
+        f" AND {_name('until')} > %s ORDER BY {_name('until')} DESC LIMIT %s"
+    )
+
+
+class Read(NamedTuple):
+    """What a write reads (``lock_and_read``)."""
+
+    session: Session  # locked until the transaction ends
+    stored: Stored | None  # what the write with the key answered, if it was applied
+    seats: list[Seat]
+    rounds: list[Round]
+    notes: list[tuple[str, str, str]]  # the viewers' parts open streams show (``watch``)
+
+
+def lock_and_read(pk: int, key: str | None, *, notes: int = 0) -> Read:
     """What a write reads: the session ``pk``, its row locked until the transaction ends
     (Session.DoesNotExist), what the write with ``key`` answered if it was applied, with the
-    fingerprint of what it was sent (None without a key), and its seats and rounds as
-    ``seats_and_rounds`` gives them.
+    fingerprint of what it was sent (None without a key), its seats and rounds as
+    ``seats_and_rounds`` gives them, and at most ``notes`` of the viewers' parts noted as open
+    now, the most recently noted first (``scoring/lei/watch.py``: the write draws them).
 
     The statements after the lock run once it is held, so they read the session as its lock
     holder: no other write can come between."""
@@ -250,9 +270,17 @@ def lock_and_read(
     if key:
         statements.append((_key_sql(), [pk, key]))
     statements += [(_seats_sql(), [pk]), (_rounds_sql(), [pk])]
+    if notes:
+        statements.append((_notes_sql(), [pk, timezone.now(), notes]))
     results = _run_all(statements)
     locked = _locked(results[0], pk)
-    return locked, _answer(results[1]) if key else None, _seats(results[-2]), _rounds(results[-1])
+    return Read(
+        locked,
+        _answer(results[1]) if key else None,
+        _seats(results[2 if key else 1]),
+        _rounds(results[3 if key else 2]),
+        results[-1] if notes else [],
+    )
 
 
 def seats_and_rounds(session_id: int) -> tuple[list[Seat], list[Round]]:
@@ -324,27 +352,41 @@ def _inserted(row: Model) -> tuple[str, list[Any]]:
     return f"INSERT INTO {table} ({columns}) VALUES ({holders})", values  # noqa: S608
 
 
-def write_tail(session: Session, fields: Sequence[str], *rows: Model) -> None:
-    """Store ``fields`` of the locked ``session`` and insert ``rows`` (unsaved instances: a
-    write's audit entry and its key's answer). On PostgreSQL one statement, its updates and
-    inserts in a ``WITH``; elsewhere (SQLite: no writes in ``WITH``) the ORM's saves.
+def _updated(row: Model, names: Sequence[str]) -> tuple[str, list[Any]]:
+    """``UPDATE`` of ``names`` of the stored ``row`` and its parameters, each value prepared as
+    the ORM's ``save(update_fields=names)`` prepares it."""
+    meta = row._meta
+    fields = [meta.get_field(name) for name in names]
+    sets = ", ".join(f"{_name(f.column)} = %s" for f in fields)
+    values = [f.get_db_prep_save(f.pre_save(row, False), connection) for f in fields]
+    where = f"{_name(meta.pk.column)} = %s"
+    return f"UPDATE {_name(meta.db_table)} SET {sets} WHERE {where}", [*values, row.pk]  # noqa: S608
+
+
+def write_tail(
+    session: Session,
+    fields: Sequence[str],
+    *rows: Model,
+    saved: Sequence[tuple[Model, Sequence[str]]] = (),
+) -> None:
+    """Store ``fields`` of the locked ``session``, the fields of each of ``saved`` (stored rows
+    and their changed fields: the round a tap went into) and insert ``rows`` (unsaved
+    instances: a write's audit entry and its key's answer). On PostgreSQL one statement, its
+    updates and inserts in a ``WITH``; elsewhere (SQLite: no writes in ``WITH``) the ORM's
+    saves.
 
     Gain: with it a knock or fold tap costs 0.88-0.91 of the CPU it costs with the ORM's
     three saves (three runs of 640 taps in one process, batches of either interleaved); kept
     for issue 46's 0.4 per change, where the tap is most of a change."""
+    updates = [(session, fields), *saved]
     if connection.vendor != "postgresql":
-        session.save(update_fields=list(fields))
+        for row, names in updates:
+            row.save(update_fields=list(names))
         for row in rows:
             row.save(force_insert=True)
         return
-    meta = Session._meta
-    updated = [meta.get_field(name) for name in fields]
-    sets = ", ".join(f"{_name(f.column)} = %s" for f in updated)
-    params = [f.get_db_prep_save(getattr(session, f.attname), connection) for f in updated]
-    parts = [f"UPDATE {_name(meta.db_table)} SET {sets} WHERE {_name('id')} = %s"]  # noqa: S608
-    params.append(session.pk)
-    for row in rows:
-        sql, values = _inserted(row)
+    parts, params = [], []
+    for sql, values in [*(_updated(*update) for update in updates), *map(_inserted, rows)]:
         parts.append(sql)
         params += values
     ctes = ", ".join(f"w{n} AS ({sql})" for n, sql in enumerate(parts))

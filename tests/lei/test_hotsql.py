@@ -120,7 +120,7 @@ def test_a_writes_reads_are_the_session_its_keys_answer_and_its_log(session):
     stored_9 = hotsql.Stored({"version": 3}, "d" * 64)
     for key, answer in [("tik-9", stored_9), ("tik-10", None), (None, None)]:
         with transaction.atomic(), CaptureQueriesContext(connection) as queries:
-            locked, stored, seats, rounds = hotsql.lock_and_read(session.pk, key)
+            locked, stored, seats, rounds, _ = hotsql.lock_and_read(session.pk, key)
         assert len(queries) == (4 if key else 3)  # one round trip on PostgreSQL
         assert values(locked) == values(Session.objects.get(pk=session.pk))
         assert stored == answer
@@ -163,10 +163,11 @@ def test_the_scorers_session_comes_with_its_club_and_the_users_membership(
 
 
 def test_the_tail_stores_what_the_orms_saves_would(session, django_user_model):
-    """``write_tail``: the session's fields, the audit entry and the key as the ORM's saves
-    store them (an empty JSON field is SQL NULL, not JSON null), in one statement on
-    PostgreSQL."""
+    """``write_tail``: the session's fields, a round's new events, the audit entry and the key
+    as the ORM's saves store them (an empty JSON field is SQL NULL, not JSON null), in one
+    statement on PostgreSQL."""
     user = django_user_model.objects.create_user("schrijver")
+    record(session, "knock", "Anne")
     with transaction.atomic():
         locked = hotsql.lock_and_read(session.pk, None)[0]
         locked.version += 1
@@ -181,9 +182,18 @@ def test_the_tail_stores_what_the_orms_saves_would(session, django_user_model):
             after={"event": {"type": "knock", "player": "Anne"}},
         )
         key = IdempotencyKey(session=locked, key="tik-7", response={"version": 9}, digest="e" * 64)
+        round_ = Round.objects.get(session=session, number=1)
+        round_.events = [*round_.events, {"type": "fold", "player": "Bas"}]
+        round_.absent = {"Dirk": "toilet"}
+        saved = [(round_, ["events", "absent"])]
         with CaptureQueriesContext(connection) as written:
-            hotsql.write_tail(locked, ["status", "version", "updated_at"], audit, key)
-    assert len(written) == (1 if connection.vendor == "postgresql" else 3)
+            hotsql.write_tail(locked, ["status", "version", "updated_at"], audit, key, saved=saved)
+    assert len(written) == (1 if connection.vendor == "postgresql" else 4)
+    stored_round = Round.objects.get(pk=round_.pk)
+    assert (stored_round.events, stored_round.absent) == (
+        [{"type": "knock", "player": "Anne"}, {"type": "fold", "player": "Bas"}],
+        {"Dirk": "toilet"},
+    )
     fresh = Session.objects.get(pk=session.pk)
     assert (fresh.version, fresh.status, fresh.updated_at) == (
         locked.version,

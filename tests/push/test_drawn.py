@@ -158,3 +158,52 @@ def test_a_drawing_that_fails_costs_the_table_nothing(monkeypatch, watched_game)
     before = watched_game.version
     assert knock_and_hear(watched_game) == {}  # no part sent, the version announced
     assert Session.objects.get(pk=watched_game.pk).version == before + 1
+
+
+def tap_and_hear(session: Session, language: str = "nl") -> tuple[str, dict[tuple[str, str], str]]:
+    """Dirk knocks on the tablet (its scorer link, over HTTP): the tablet's answer, and the
+    parts the write sent, by (language, audience)."""
+    tablet = Client(HTTP_ACCEPT_LANGUAGE=language)
+    assert tablet.get(f"/tafel/{session.scorer_token}/").status_code == 302
+    with psycopg.connect(**listener.conninfo(), autocommit=True) as listening:
+        listening.execute(f"LISTEN {notify.CHANNEL}")
+        form = {"type": "knock", "player": "Dirk", "version": session.version, "key": "tik-d"}
+        answer = tablet.post(f"/sessies/{session.pk}/gebeurtenis/", form, HTTP_HX_REQUEST="true")
+        heard = []
+        for n in listening.notifies(timeout=2):
+            heard.append(n.payload)
+            if n.payload.startswith("lei "):
+                break
+    assert answer["X-Lei-Outcome"] == "recorded"
+    parts = {}
+    for payload in heard[:-1]:
+        _, _, part_language, audience, _, html = notify.parse_part(payload)
+        parts[part_language, audience] = html
+    return answer.content.decode(), parts
+
+
+def test_the_tablets_answer_names_everyone_and_the_publics_part_of_the_same_tap_initials(
+    watched_game, member_client
+):
+    """The answer is drawn from the lei the write built for its drawings (names in full, the
+    tablet's language); the public's part from a lei of its own, with initials."""
+    page = viewer(watched_game)
+    for audience in ("public", "full"):
+        watch.note(watched_game.pk, watch.Watched(page, "nl", audience))
+    answer, parts = tap_and_hear(watched_game)
+    assert "Anne Geheimnaam" in answer
+    assert "Geheimnaam" not in parts["nl", "public"]
+    assert "Anne Geheimnaam" in parts["nl", "full"]
+    assert parts["nl", "public"] == poll(Client(), page, "nl")
+    assert parts["nl", "full"] == poll(member_client, page, "nl")
+
+
+def test_with_nobody_asking_for_initials_the_public_sees_the_lei_the_tablet_sees(watched_game):
+    Player.objects.filter(name="Anne Geheimnaam").update(public_initials=False)
+    page = viewer(watched_game)
+    watch.note(watched_game.pk, watch.Watched(page, "en", "public"))
+    answer, parts = tap_and_hear(watched_game, language="en")
+    assert "Anne Geheimnaam" in parts["en", "public"]
+    assert "Dirk knocks" in parts["en", "public"]
+    assert parts["en", "public"] == poll(Client(), page, "en")
+    assert "Knock: Anne Geheimnaam" in answer  # the tablet's answer, in its language
