@@ -92,7 +92,9 @@ def die(stake: int) -> Any:
 # round's row stays as it is while the rows above it come and the totals change, so a tap that
 # ends a round draws one row, not the thirty the tablet and each audience's viewers show.
 _ROWS: OrderedDict[tuple[Any, ...], Markup] = OrderedDict()
-_ROWS_KEPT = 20_000  # a Friday night's tables times their rounds and audiences, ~1 KB each
+# A sheet shows 30 rows, to the tablet and to each audience: 20,000 rows hold a Friday night's
+# 300 tables (BENCHMARKS.md), about 1.7 KB each with its key, 33 MiB a process when full.
+_ROWS_KEPT = 20_000
 
 
 def sheet_row(row: Any, edit: int | None, is_pot: bool) -> Markup:

@@ -7,7 +7,8 @@ Gain: the ORM's reads instead cost the Friday-night mix 21 % more CPU a request,
 (BENCHMARKS.md, "Ablation"). Rows come back as model instances through the fields' own
 converters, as the ORM gives them, on Django's connection.
 Writes are the ORM's (``scoring.lei.services``), but for a write's tail (``write_tail``): the
-session's new state, its audit entry and its key in one statement on PostgreSQL.
+session's new state, the round a tap changed, its audit entry and its key in one statement on
+PostgreSQL.
 """
 
 from __future__ import annotations
