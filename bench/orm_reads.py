@@ -6,16 +6,18 @@ statements save. Same answers as ``scoring.models.hotsql``'s functions of the sa
 from __future__ import annotations
 
 from django.db.models import Exists, OuterRef
+from django.utils import timezone
 
 from scoring.models import (
     ClubMembership,
     IdempotencyKey,
+    PushWatch,
     Round,
     RoundScore,
     Seat,
     Session,
 )
-from scoring.models.hotsql import Stored
+from scoring.models.hotsql import Read, Stored
 
 
 def scorer_session(pk: int, user_id: int | None) -> Session | None:
@@ -42,17 +44,21 @@ def seats_and_rounds(session_id: int) -> tuple[list[Seat], list[Round]]:
     return list(seats.order_by("position")), list(rounds.order_by("number"))
 
 
-def lock_and_read(
-    pk: int, key: str | None
-) -> tuple[Session, Stored | None, list[Seat], list[Round]]:
+def lock_and_read(pk: int, key: str | None, *, notes: int = 0) -> Read:
     """What a write reads: the session ``pk``, locked until the transaction ends
     (Session.DoesNotExist), what the write with ``key`` answered if it was applied, with the
     fingerprint of what it was sent (read after the lock, so that one key is never applied
-    twice at once), and its seats and rounds."""
+    twice at once), its seats and rounds, and at most ``notes`` of the viewers' parts noted as
+    open now, the most recently noted first."""
     locked = Session.objects.select_for_update().get(pk=pk)
     stored = None
     if key:
         answers = IdempotencyKey.objects.filter(session_id=pk, key=key)
         row = answers.values_list("response", "digest").first()
         stored = None if row is None else Stored(*row)
-    return locked, stored, *seats_and_rounds(pk)
+    noted = []
+    if notes:
+        open_now = PushWatch.objects.filter(session_id=pk, until__gt=timezone.now())
+        fields = open_now.order_by("-until").values_list("part", "language", "audience")
+        noted = list(fields[:notes])
+    return Read(locked, stored, *seats_and_rounds(pk), noted)

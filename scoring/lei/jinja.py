@@ -18,6 +18,7 @@ What they draw is what Django's templates drew, byte for byte but for blank line
 
 from __future__ import annotations
 
+import contextlib
 from collections import OrderedDict
 from collections.abc import Callable
 from functools import cache
@@ -105,7 +106,9 @@ def sheet_row(row: Any, edit: int | None, is_pot: bool) -> Markup:
     key = (language, edit, is_pot, row.drawn_from)
     found = _ROWS.get(key)
     if found is not None:
-        _ROWS.move_to_end(key)
+        # A stream server draws on two threads: the row may have been let go since the get.
+        with contextlib.suppress(KeyError):
+            _ROWS.move_to_end(key)
         return found
     template = engines["jinja2"].env.get_template("scoring/lei/_sheet_row.html")
     context = {"row": row, "edit": edit, "is_pot": is_pot, "_": _catalogue(language)}

@@ -7,6 +7,7 @@ or revoked link answers 410 with a page that says so."""
 
 from __future__ import annotations
 
+import contextlib
 from collections import OrderedDict
 from typing import Any
 
@@ -113,7 +114,9 @@ def viewer_sheet(lei: Lei, path: str, context: dict[str, Any]) -> str:
         while len(_SHEETS) > _SHEETS_KEPT:
             _SHEETS.popitem(last=False)
     else:
-        _SHEETS.move_to_end(key)
+        # A stream server draws on two threads: the sheet may have been let go since the get.
+        with contextlib.suppress(KeyError):
+            _SHEETS.move_to_end(key)
     return found
 
 
