@@ -29,7 +29,9 @@ PAYLOAD_LIMIT = 7999
 
 def _send(payload: str, parts: Sequence[str] = ()) -> None:
     """``payload``, after ``parts`` (``part_payload``): one statement, whose notifications
-    PostgreSQL queues in the order they are written."""
+    PostgreSQL queues in the order it evaluates its select list, the order written (a stream
+    server must have the parts when it hears of the version: tests/push/test_drawn.py hears
+    the version last)."""
     if connection.vendor != "postgresql":
         return
     calls = [*(_PART_SQL for _ in parts), _SQL]
