@@ -13,9 +13,11 @@ template, in the part's language. What this write does not draw (more parts than
 stream servers draw themselves, as they did before; so does every change made elsewhere than
 here (a renewed link, a seal, an organiser's write).
 
-Gain (BENCHMARKS.md, "Friday night with push", the same run against 71a9134): the stream
-worker's CPU a seventh of what it was (3 s against 23 s), a change to a viewer in 3 ms instead of
-7-16 s at p95, gunicorn 0.56-0.58 of its CPU per change; a tap pays its drawing, about 1 ms."""
+Gain (BENCHMARKS.md, "Draw once: today against 71a9134", the same run, 1x): the stream
+worker's CPU a sixth of what it was (2.4-3.0 s against 14.3-18.4 s), a change to a viewer in
+1.2-1.6 ms instead of 0.28-0.75 s at p95, gunicorn 0.51-0.53 of its CPU per change; a tap pays
+its drawing, about 1 ms. The notes read with the lock and the tablet's answer drawn from the
+lei built here, with the rows kept: a change 0.89 of its cost before (``make bench-change``)."""
 
 from __future__ import annotations
 

@@ -22,6 +22,7 @@ from django.utils import timezone
 from scoring import notify
 from scoring.engine import Refusal, Result, replay
 from scoring.lei import drawn
+from scoring.lei.tablet import Lei
 from scoring.models import (
     AuditEntry,
     IdempotencyKey,
@@ -192,7 +193,7 @@ class RecordOutcome:
     before: Any = field(default=None, repr=False)
     # The leis the write drew its viewers' parts from, names in full, by language
     # (``drawn.draw_watched``): the answer's, when one is in the tablet's language.
-    leis: dict[str, Any] = field(default_factory=dict, repr=False)
+    leis: dict[str, Lei] = field(default_factory=dict, repr=False)
 
     def as_json(self) -> dict[str, Any]:
         return {"version": self.version, "round_number": self.round_number}

@@ -89,13 +89,40 @@ def die(stake: int) -> Any:
     return svg.die(stake, label=gettext("Inzet: %(stake)s") % {"stake": stake})
 
 
+class Kept:
+    """Drawings kept per process by what they are drawn from (the key), the least recently used
+    let go beyond ``size``. A stream server draws on two threads: a drawing let go by one while
+    the other uses it is drawn again, never an error."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.drawings: OrderedDict[Any, str] = OrderedDict()
+
+    def get(self, key: Any, draw: Callable[[], str]) -> str:
+        """The drawing kept under ``key``, else ``draw()`` kept under it."""
+        found = self.drawings.get(key)
+        if found is not None:
+            with contextlib.suppress(KeyError):  # let go meanwhile by the other thread
+                self.drawings.move_to_end(key)
+            return found
+        found = self.drawings[key] = draw()
+        while len(self.drawings) > self.size:
+            with contextlib.suppress(KeyError):
+                self.drawings.popitem(last=False)
+        return found
+
+    def clear(self) -> None:
+        self.drawings.clear()
+
+
 # The sheet's played rounds, each as last drawn, by what it is drawn from (``sheet_row``): a
 # round's row stays as it is while the rows above it come and the totals change, so a tap that
-# ends a round draws one row, not the thirty the tablet and each audience's viewers show.
-_ROWS: OrderedDict[tuple[Any, ...], Markup] = OrderedDict()
-# A sheet shows 30 rows, to the tablet and to each audience: 20,000 rows hold a Friday night's
-# 300 tables (BENCHMARKS.md), about 1.7 KB each with its key, 33 MiB a process when full.
-_ROWS_KEPT = 20_000
+# ends a round draws one row, not the thirty the tablet and each audience's viewers show. A sheet
+# shows 30 rows, to the tablet and to each audience: 20,000 rows hold a Friday night's 300
+# tables, about 1.7 KB each with its key, 33 MiB a process when full. Gain: a change 0.94-0.96
+# of its cost with every row drawn (``make bench-change``, 2026-11-29), kept for issue 46's 0.4
+# per change, met only with it (BENCHMARKS.md, "The cost of a change").
+ROWS = Kept(20_000)
 
 
 def sheet_row(row: Any, edit: int | None, is_pot: bool) -> Markup:
@@ -103,19 +130,13 @@ def sheet_row(row: Any, edit: int | None, is_pot: bool) -> Markup:
     ``_sheet_row.html``, or as drawn before from the same. ``edit``: the session's id where the
     round links to its editor; ``is_pot``: the pot game (no stake)."""
     language = get_language()
-    key = (language, edit, is_pot, row.drawn_from)
-    found = _ROWS.get(key)
-    if found is not None:
-        # A stream server draws on two threads: the row may have been let go since the get.
-        with contextlib.suppress(KeyError):
-            _ROWS.move_to_end(key)
-        return found
-    template = engines["jinja2"].env.get_template("scoring/lei/_sheet_row.html")
-    context = {"row": row, "edit": edit, "is_pot": is_pot, "_": _catalogue(language)}
-    found = _ROWS[key] = Markup(template.render(context).strip())  # noqa: S704 (autoescaped)
-    while len(_ROWS) > _ROWS_KEPT:
-        _ROWS.popitem(last=False)
-    return found
+
+    def draw() -> Markup:
+        template = engines["jinja2"].env.get_template("scoring/lei/_sheet_row.html")
+        context = {"row": row, "edit": edit, "is_pot": is_pot, "_": _catalogue(language)}
+        return Markup(template.render(context).strip())  # noqa: S704 (autoescaped)
+
+    return ROWS.get((language, edit, is_pot, row.drawn_from), draw)
 
 
 def url(name: str, *args: Any) -> str:

@@ -7,8 +7,6 @@ or revoked link answers 410 with a page that says so."""
 
 from __future__ import annotations
 
-import contextlib
-from collections import OrderedDict
 from typing import Any
 
 from django.http import (
@@ -97,27 +95,21 @@ def viewer_part_html(session: Session, lei: Lei, *, tv: bool, path: str, full: b
 # The viewer's sheet (its totals and rounds) as last drawn, by what it is drawn from
 # (``Lei.sheet_key``: the log without the open round, the columns, the state, the language) and
 # the part's path (its links to earlier rounds): a knock or a fold changes the live line above
-# the sheet, not the sheet, and most changes are one. Gain: a change costs 0.89 (batches 0.83
-# to 0.92) of what it cost with the sheet drawn every time (``make bench-change``, 2026-11-29).
-_SHEETS: OrderedDict[tuple[str, str], str] = OrderedDict()
-_SHEETS_KEPT = 512  # a Friday night's tables times their audiences, about 15 KB each
+# the sheet, not the sheet, and most changes are one. 512: a Friday night's tables times their
+# audiences, about 15 KB each. Gain: a change costs 0.89 (batches 0.83 to 0.92) of what it cost
+# with the sheet drawn every time (``make bench-change``, 2026-11-29).
+SHEETS = jinja.Kept(512)
 
 
 def viewer_sheet(lei: Lei, path: str, context: dict[str, Any]) -> str:
     """The viewer's sheet of ``lei`` at ``path``: drawn, or as drawn before from the same."""
-    if not lei.sheet_key:  # the pot game's sheet shows the open round's bids: always drawn
+
+    def draw() -> str:
         return jinja.render("scoring/lei/viewer_sheet.html", context)
-    key = (lei.sheet_key, path)
-    found = _SHEETS.get(key)
-    if found is None:
-        found = _SHEETS[key] = jinja.render("scoring/lei/viewer_sheet.html", context)
-        while len(_SHEETS) > _SHEETS_KEPT:
-            _SHEETS.popitem(last=False)
-    else:
-        # A stream server draws on two threads: the sheet may have been let go since the get.
-        with contextlib.suppress(KeyError):
-            _SHEETS.move_to_end(key)
-    return found
+
+    if not lei.sheet_key:  # the pot game's sheet shows the open round's bids: always drawn
+        return draw()
+    return SHEETS.get((lei.sheet_key, path), draw)
 
 
 def _viewer_lei(session: Session, seats: list, rounds: list, *, full: bool) -> Lei:

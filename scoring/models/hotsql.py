@@ -377,8 +377,9 @@ def write_tail(
     saves.
 
     Gain: with it a knock or fold tap costs 0.88-0.91 of the CPU it costs with the ORM's
-    three saves (three runs of 640 taps in one process, batches of either interleaved); kept
-    for issue 46's 0.4 per change, where the tap is most of a change."""
+    three saves (three runs of 640 taps in one process, batches of either interleaved); the
+    round in it too, with the session store (``toepen_site/sessions.py``), a change 0.90
+    (``make bench-change``); kept for issue 46's 0.4 per change, met only with them."""
     updates = [(session, fields), *saved]
     if connection.vendor != "postgresql":
         for row, names in updates:

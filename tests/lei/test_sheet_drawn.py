@@ -137,16 +137,16 @@ def test_a_viewers_sheet_is_drawn_once_for_the_changes_that_leave_it_as_it_was(c
     session = make_session(club)
     record(session, "win", "Anne")
     record(session, "win", "Bas")
-    viewer_views._SHEETS.clear()
+    viewer_views.SHEETS.clear()
     first = viewer_part(client, session)
     record(session, "knock", "Cees")
     knocked = viewer_part(client, session)
-    assert len(viewer_views._SHEETS) == 1  # the same sheet, under a new live line
+    assert len(viewer_views.SHEETS.drawings) == 1  # the same sheet, under a new live line
     assert knocked != first
     assert sheet_of(knocked) == sheet_of(first)
     record(session, "win", "Cees")
     ended = viewer_part(client, session)
-    assert len(viewer_views._SHEETS) == 2
+    assert len(viewer_views.SHEETS.drawings) == 2
     assert sheet_of(ended) != sheet_of(first)
     session.refresh_from_db()
     services.round_replace_events(
@@ -180,7 +180,7 @@ def test_a_rounds_row_is_drawn_once_and_anew_when_anything_it_shows_differs():
     with translation.override("nl"):
         drawn = jinja.sheet_row(row, None, False)
         assert jinja.sheet_row(replace(row, cells=list(row.cells)), None, False) is drawn
-        jinja._ROWS.clear()
+        jinja.ROWS.clear()
         assert jinja.sheet_row(row, None, False) == drawn  # as drawn without keeping
         for words in ("won de laatste slag", "weg", "inzet 2"):
             assert words in drawn
